@@ -1,0 +1,84 @@
+#pragma once
+// Expressions of the algorithm language: the Expr handle, Var and RVar.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/Type.h"
+
+namespace tessera {
+
+namespace ir {
+struct ExprNode;
+struct RDomData;
+}  // namespace ir
+
+/** A handle to an immutable, typed expression tree (shared; copying is cheap). */
+class Expr {
+public:
+    Expr() = default;
+    explicit Expr(std::shared_ptr<const ir::ExprNode> n) : node_(std::move(n)) {}
+
+    // Literals. A plain `int` is an int32 constant, `float` float32, `double` float64.
+    Expr(int8_t v);
+    Expr(int16_t v);
+    Expr(int32_t v);
+    Expr(int64_t v);
+    Expr(uint8_t v);
+    Expr(uint16_t v);
+    Expr(uint32_t v);
+    Expr(uint64_t v);
+    Expr(float v);
+    Expr(double v);
+    // A C++ bool would be ambiguous with the integer literals; build bools explicitly
+    // with make_bool or comparisons.
+
+    bool defined() const { return node_ != nullptr; }
+    Type type() const;
+    const ir::ExprNode *get() const { return node_.get(); }
+    const ir::ExprNode *operator->() const { return node_.get(); }
+    const std::shared_ptr<const ir::ExprNode> &ptr() const { return node_; }
+
+    /** Pointer identity (not structural equality; see ir::equal). */
+    bool same_as(const Expr &o) const { return node_ == o.node_; }
+
+private:
+    std::shared_ptr<const ir::ExprNode> node_;
+};
+
+/** A pure variable of a Func definition. Vars are compared by name. */
+class Var {
+public:
+    /** A Var with a fresh, readable name ("v0", "v1", ...). Name your Vars to get your
+     * own names in error messages. */
+    Var();
+    explicit Var(const std::string &name);
+    const std::string &name() const { return name_; }
+    operator Expr() const;
+    bool same_as(const Var &o) const { return name_ == o.name_; }
+
+private:
+    std::string name_;
+};
+
+/** One dimension of a reduction domain (RDom). */
+class RVar {
+public:
+    RVar() = default;
+    RVar(std::shared_ptr<ir::RDomData> domain, int index);
+    /** The user-visible name, e.g. "r.x" or the name given to the RDom dimension. */
+    const std::string &name() const;
+    Expr min() const;
+    Expr extent() const;
+    int index() const { return index_; }
+    const std::shared_ptr<ir::RDomData> &domain() const { return domain_; }
+    operator Expr() const;
+
+private:
+    std::shared_ptr<ir::RDomData> domain_;
+    int index_ = 0;
+};
+
+}  // namespace tessera

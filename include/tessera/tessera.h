@@ -1,0 +1,13 @@
+#pragma once
+// Tessera: a user-schedulable language for image and tensor pipelines.
+// The umbrella header: include this and use namespace tessera.
+
+#include "tessera/BoundaryConditions.h"
+#include "tessera/Buffer.h"
+#include "tessera/Error.h"
+#include "tessera/Expr.h"
+#include "tessera/Func.h"
+#include "tessera/IROperator.h"
+#include "tessera/Param.h"
+#include "tessera/RDom.h"
+#include "tessera/Type.h"

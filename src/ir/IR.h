@@ -1,0 +1,377 @@
+#pragma once
+// The Tessera IR: typed expression and statement nodes.
+//
+// One small, regular set of nodes serves the algorithm (Func definitions), the lowered
+// loop nests and the code generators. Nodes are immutable and shared; passes build new
+// trees (IRMutator) or read them (IRVisitor). Every node is created through its static
+// `make`, which checks the typing invariants, so a malformed tree is an InternalError at
+// the point where it is built rather than a miscompile later.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/Expr.h"
+#include "tessera/Type.h"
+
+namespace tessera::ir {
+
+struct FunctionData;  // src/lang/Function.h: a Func's definitions
+struct BufferData;    // src/lang/BufferData.h: memory of a Buffer
+struct InputData;     // src/lang/Inputs.h: an ImageParam
+struct ParamData;     // src/lang/Inputs.h: a scalar Param
+
+enum class ExprKind : uint8_t {
+    IntImm, UIntImm, FloatImm, StringImm,
+    Variable, Cast,
+    Add, Sub, Mul, Div, Mod, Min, Max,
+    EQ, NE, LT, LE, GT, GE, And, Or, Not,
+    Select, Call, Let, Load, Ramp, Broadcast,
+};
+
+struct ExprNode {
+    const ExprKind kind;
+    const Type type;
+    ExprNode(ExprKind k, Type t) : kind(k), type(t) {}
+    virtual ~ExprNode() = default;
+
+    template<typename T>
+    const T *as() const { return kind == T::node_kind ? static_cast<const T *>(this) : nullptr; }
+};
+
+template<typename T, ExprKind K>
+struct ExprNodeOf : ExprNode {
+    static constexpr ExprKind node_kind = K;
+    explicit ExprNodeOf(Type t) : ExprNode(K, t) {}
+};
+
+/** Downcast helper: `as<Add>(e)` is null unless e is an Add. */
+template<typename T>
+const T *as(const Expr &e) { return e.defined() ? e->as<T>() : nullptr; }
+
+// ---------------------------------------------------------------------------------------
+// Constants
+
+struct IntImm : ExprNodeOf<IntImm, ExprKind::IntImm> {
+    int64_t value;  // already wrapped to the width of `type`
+    IntImm(Type t, int64_t v) : ExprNodeOf(t), value(v) {}
+    static Expr make(Type t, int64_t v);
+};
+
+struct UIntImm : ExprNodeOf<UIntImm, ExprKind::UIntImm> {
+    uint64_t value;  // already wrapped; also used for bool (0 or 1)
+    UIntImm(Type t, uint64_t v) : ExprNodeOf(t), value(v) {}
+    static Expr make(Type t, uint64_t v);
+};
+
+struct FloatImm : ExprNodeOf<FloatImm, ExprKind::FloatImm> {
+    double value;  // exactly representable in `type` (rounded for float32)
+    FloatImm(Type t, double v) : ExprNodeOf(t), value(v) {}
+    static Expr make(Type t, double v);
+};
+
+/** Only used for messages (assertions, specialize_fail). */
+struct StringImm : ExprNodeOf<StringImm, ExprKind::StringImm> {
+    std::string value;
+    StringImm(std::string v) : ExprNodeOf(Int(32)), value(std::move(v)) {}
+    static Expr make(const std::string &v);
+};
+
+// ---------------------------------------------------------------------------------------
+// Variables
+
+enum class VarKind : uint8_t {
+    Pure,     // a Var of a Func definition
+    Reduction,// an RVar: dimension `rdom_index` of `rdom`
+    Param,    // a scalar pipeline parameter
+    InputBound, // the min or extent of dimension `input_dim` of an ImageParam
+    Internal, // loop, let and bound variables made by lowering
+};
+
+struct Variable : ExprNodeOf<Variable, ExprKind::Variable> {
+    std::string name;
+    VarKind var_kind;
+    std::shared_ptr<ParamData> param;  // VarKind::Param
+    std::shared_ptr<RDomData> rdom;    // VarKind::Reduction
+    int rdom_index = -1;
+    std::shared_ptr<InputData> input;  // VarKind::InputBound
+    int input_dim = -1;
+    bool is_extent = false;            // VarKind::InputBound: extent (true) or min (false)
+    Variable(Type t, std::string n, VarKind k) : ExprNodeOf(t), name(std::move(n)), var_kind(k) {}
+    static Expr make(Type t, const std::string &name, VarKind k = VarKind::Internal);
+    static Expr make_param(const std::shared_ptr<ParamData> &p);
+    static Expr make_rvar(const std::shared_ptr<RDomData> &d, int index);
+    static Expr make_input_bound(const std::shared_ptr<InputData> &in, int dim, bool is_extent);
+};
+
+// ---------------------------------------------------------------------------------------
+// Arithmetic, comparison and logic. Operands always have identical types here: the
+// user-facing operators (src/lang/Operators.cpp) apply the coercion rules first.
+
+struct Cast : ExprNodeOf<Cast, ExprKind::Cast> {
+    Expr value;
+    Cast(Type t, Expr v) : ExprNodeOf(t), value(std::move(v)) {}
+    static Expr make(Type t, Expr v);
+};
+
+template<typename T, ExprKind K>
+struct BinaryNode : ExprNodeOf<T, K> {
+    Expr a, b;
+    BinaryNode(Type t, Expr a_, Expr b_) : ExprNodeOf<T, K>(t), a(std::move(a_)), b(std::move(b_)) {}
+};
+
+#define TESSERA_BINARY_NODE(N)                                   \
+    struct N : BinaryNode<N, ExprKind::N> {                      \
+        using BinaryNode::BinaryNode;                            \
+        static Expr make(Expr a, Expr b);                        \
+    };
+TESSERA_BINARY_NODE(Add)
+TESSERA_BINARY_NODE(Sub)
+TESSERA_BINARY_NODE(Mul)
+TESSERA_BINARY_NODE(Div)  // Euclidean for integers; x / 0 == 0
+TESSERA_BINARY_NODE(Mod)  // Euclidean for integers; x % 0 == 0
+TESSERA_BINARY_NODE(Min)
+TESSERA_BINARY_NODE(Max)
+TESSERA_BINARY_NODE(EQ)
+TESSERA_BINARY_NODE(NE)
+TESSERA_BINARY_NODE(LT)
+TESSERA_BINARY_NODE(LE)
+TESSERA_BINARY_NODE(GT)
+TESSERA_BINARY_NODE(GE)
+TESSERA_BINARY_NODE(And)  // both operands always evaluated
+TESSERA_BINARY_NODE(Or)   // both operands always evaluated
+#undef TESSERA_BINARY_NODE
+
+struct Not : ExprNodeOf<Not, ExprKind::Not> {
+    Expr a;
+    Not(Type t, Expr a_) : ExprNodeOf(t), a(std::move(a_)) {}
+    static Expr make(Expr a);
+};
+
+/** All three operands are always evaluated. */
+struct Select : ExprNodeOf<Select, ExprKind::Select> {
+    Expr condition, true_value, false_value;
+    Select(Type t, Expr c, Expr a, Expr b)
+        : ExprNodeOf(t), condition(std::move(c)), true_value(std::move(a)), false_value(std::move(b)) {}
+    static Expr make(Expr c, Expr a, Expr b);
+};
+
+// ---------------------------------------------------------------------------------------
+// Calls
+
+enum class CallKind : uint8_t {
+    Func,       // a call to a Func: `func` is set
+    Image,      // a read of a Buffer (`buffer`) or an ImageParam (`input`)
+    Intrinsic,  // a math or bit operation: `op` is set
+};
+
+enum class Intrinsic : uint8_t {
+    None,
+    // Float math (operand and result have the same float type).
+    Sqrt, Exp, Log, Pow, Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh,
+    Asinh, Acosh, Atanh, Floor, Ceil, Round, Trunc, Fma /* unused by default */,
+    IsNan, IsInf, IsFinite,
+    // Integer and mixed.
+    Abs, Absd, BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight,
+    Reinterpret,
+};
+
+const char *intrinsic_name(Intrinsic op);
+
+struct Call : ExprNodeOf<Call, ExprKind::Call> {
+    std::string name;
+    std::vector<Expr> args;
+    CallKind call_kind;
+    Intrinsic op = Intrinsic::None;
+    std::shared_ptr<FunctionData> func;  // CallKind::Func
+    std::shared_ptr<BufferData> buffer;  // CallKind::Image on a Buffer
+    std::shared_ptr<InputData> input;    // CallKind::Image on an ImageParam
+    Call(Type t, std::string n, std::vector<Expr> a, CallKind k)
+        : ExprNodeOf(t), name(std::move(n)), args(std::move(a)), call_kind(k) {}
+    static Expr make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args);
+    static Expr make_image(const std::shared_ptr<BufferData> &b, std::vector<Expr> args);
+    static Expr make_input(const std::shared_ptr<InputData> &in, std::vector<Expr> args);
+    static Expr make_intrinsic(Type t, Intrinsic op, std::vector<Expr> args);
+};
+
+struct Let : ExprNodeOf<Let, ExprKind::Let> {
+    std::string name;
+    Expr value, body;
+    Let(Type t, std::string n, Expr v, Expr b)
+        : ExprNodeOf(t), name(std::move(n)), value(std::move(v)), body(std::move(b)) {}
+    static Expr make(const std::string &name, Expr value, Expr body);
+};
+
+// ---------------------------------------------------------------------------------------
+// Lowered memory access and vectors
+
+/** A read of a flattened allocation or input buffer at a (64-bit) element index. */
+struct Load : ExprNodeOf<Load, ExprKind::Load> {
+    std::string buffer;
+    Expr index;
+    Load(Type t, std::string b, Expr i) : ExprNodeOf(t), buffer(std::move(b)), index(std::move(i)) {}
+    static Expr make(Type t, const std::string &buffer, Expr index);
+};
+
+/** The vector base, base + stride, ..., base + (lanes-1) * stride. */
+struct Ramp : ExprNodeOf<Ramp, ExprKind::Ramp> {
+    Expr base, stride;
+    int lanes;
+    Ramp(Type t, Expr b, Expr s, int l) : ExprNodeOf(t), base(std::move(b)), stride(std::move(s)), lanes(l) {}
+    static Expr make(Expr base, Expr stride, int lanes);
+};
+
+struct Broadcast : ExprNodeOf<Broadcast, ExprKind::Broadcast> {
+    Expr value;
+    int lanes;
+    Broadcast(Type t, Expr v, int l) : ExprNodeOf(t), value(std::move(v)), lanes(l) {}
+    static Expr make(Expr value, int lanes);
+};
+
+// =======================================================================================
+// Statements
+
+enum class StmtKind : uint8_t {
+    LetStmt, AssertStmt, For, Store, Provide, Allocate, Realize, Block, IfThenElse,
+    Evaluate, ProducerConsumer,
+};
+
+struct StmtNode {
+    const StmtKind kind;
+    explicit StmtNode(StmtKind k) : kind(k) {}
+    virtual ~StmtNode() = default;
+    template<typename T>
+    const T *as() const { return kind == T::node_kind ? static_cast<const T *>(this) : nullptr; }
+};
+
+/** A handle to an immutable statement tree. */
+class Stmt {
+public:
+    Stmt() = default;
+    Stmt(std::shared_ptr<const StmtNode> n) : node_(std::move(n)) {}
+    bool defined() const { return node_ != nullptr; }
+    const StmtNode *get() const { return node_.get(); }
+    const StmtNode *operator->() const { return node_.get(); }
+    bool same_as(const Stmt &o) const { return node_ == o.node_; }
+
+private:
+    std::shared_ptr<const StmtNode> node_;
+};
+
+template<typename T>
+const T *as(const Stmt &s) { return s.defined() ? s->as<T>() : nullptr; }
+
+template<typename T, StmtKind K>
+struct StmtNodeOf : StmtNode {
+    static constexpr StmtKind node_kind = K;
+    StmtNodeOf() : StmtNode(K) {}
+};
+
+/** The algorithm-level identity of the value a store writes (DESIGN.md "Provenance
+ * annotations"): the Func, its definition (0 = pure, i+1 = update i), the coordinates
+ * and the RDom variable values, all as expressions over the variables in scope at the
+ * store. Every pass that rewrites a store rewrites its provenance the same way. */
+struct Provenance {
+    std::string func;
+    int stage = 0;
+    std::vector<Expr> coords;
+    std::vector<std::pair<std::string, Expr>> rvars;
+};
+
+struct LetStmt : StmtNodeOf<LetStmt, StmtKind::LetStmt> {
+    std::string name;
+    Expr value;
+    Stmt body;
+    static Stmt make(const std::string &name, Expr value, Stmt body);
+};
+
+/** If `condition` is false, the pipeline stops with `message` (a StringImm or a string
+ * built from Exprs) and returns an error code. */
+struct AssertStmt : StmtNodeOf<AssertStmt, StmtKind::AssertStmt> {
+    Expr condition;
+    std::vector<Expr> message;  // StringImms and values, concatenated
+    static Stmt make(Expr condition, std::vector<Expr> message);
+};
+
+enum class ForType : uint8_t { Serial, Parallel, Vectorized, Unrolled };
+const char *for_type_name(ForType t);
+
+struct For : StmtNodeOf<For, StmtKind::For> {
+    std::string name;
+    Expr min, extent;
+    ForType for_type = ForType::Serial;
+    Stmt body;
+    static Stmt make(const std::string &name, Expr min, Expr extent, ForType t, Stmt body);
+};
+
+/** A store of `value` at element `index` of a flattened allocation or output buffer. */
+struct Store : StmtNodeOf<Store, StmtKind::Store> {
+    std::string buffer;
+    Expr value, index;
+    std::shared_ptr<const Provenance> provenance;
+    static Stmt make(const std::string &buffer, Expr value, Expr index,
+                     std::shared_ptr<const Provenance> prov);
+};
+
+/** A multi-dimensional store into a Func's realization, before storage flattening. */
+struct Provide : StmtNodeOf<Provide, StmtKind::Provide> {
+    std::string name;
+    Expr value;
+    std::vector<Expr> args;
+    std::shared_ptr<const Provenance> provenance;
+    static Stmt make(const std::string &name, Expr value, std::vector<Expr> args,
+                     std::shared_ptr<const Provenance> prov);
+};
+
+struct Range {
+    Expr min, extent;
+};
+using Region = std::vector<Range>;
+
+/** A flat allocation of `extents` elements (product), live in `body`. */
+struct Allocate : StmtNodeOf<Allocate, StmtKind::Allocate> {
+    std::string name;
+    Type type;
+    std::vector<Expr> extents;
+    Stmt body;
+    static Stmt make(const std::string &name, Type t, std::vector<Expr> extents, Stmt body);
+};
+
+/** A multi-dimensional realization of a Func over `bounds`, live in `body`. */
+struct Realize : StmtNodeOf<Realize, StmtKind::Realize> {
+    std::string name;
+    Type type;
+    Region bounds;
+    Stmt body;
+    static Stmt make(const std::string &name, Type t, Region bounds, Stmt body);
+};
+
+struct Block : StmtNodeOf<Block, StmtKind::Block> {
+    Stmt first, rest;
+    static Stmt make(Stmt first, Stmt rest);
+    /** A block of any number of statements (undefined ones are skipped). */
+    static Stmt make(const std::vector<Stmt> &stmts);
+};
+
+struct IfThenElse : StmtNodeOf<IfThenElse, StmtKind::IfThenElse> {
+    Expr condition;
+    Stmt then_case, else_case;  // else_case may be undefined
+    static Stmt make(Expr condition, Stmt then_case, Stmt else_case = Stmt());
+};
+
+struct Evaluate : StmtNodeOf<Evaluate, StmtKind::Evaluate> {
+    Expr value;
+    static Stmt make(Expr value);
+};
+
+/** Marks the production (is_producer) or consumption of Func `name`; no run-time meaning. */
+struct ProducerConsumer : StmtNodeOf<ProducerConsumer, StmtKind::ProducerConsumer> {
+    std::string name;
+    bool is_producer;
+    Stmt body;
+    static Stmt make(const std::string &name, bool is_producer, Stmt body);
+};
+
+}  // namespace tessera::ir

@@ -1,0 +1,151 @@
+// Boundary conditions as ordinary Funcs: every read of the source goes through a clamped
+// (or folded) coordinate, so the source is only read inside its bounds.
+
+#include <functional>
+
+#include "tessera/BoundaryConditions.h"
+
+namespace tessera::BoundaryConditions {
+
+namespace {
+
+struct Source {
+    std::string name;
+    int dims;
+    std::function<Expr(const std::vector<Expr> &)> read;
+};
+
+Source source_of(const Func &f) {
+    if (!f.defined()) throw CompileError("Boundary condition on Func \"" + f.name() + "\", which has no definition");
+    return {f.name(), f.dimensions(), [f](const std::vector<Expr> &c) { return Expr(f(c)); }};
+}
+
+Source source_of(const Buffer<> &b) {
+    if (!b.defined()) throw CompileError("Boundary condition on an undefined Buffer");
+    return {b.name(), b.dimensions(), [b](const std::vector<Expr> &c) { return b(c); }};
+}
+
+Source source_of(const ImageParam &in) {
+    if (!in.data()) throw CompileError("Boundary condition on an undefined ImageParam");
+    return {in.name(), in.dimensions(), [in](const std::vector<Expr> &c) { return in(c); }};
+}
+
+Region bounds_of(const Buffer<> &b) {
+    Region r;
+    for (int i = 0; i < b.dimensions(); i++) r.push_back({b.dim(i).min(), b.dim(i).extent()});
+    return r;
+}
+
+Region bounds_of(const ImageParam &in) {
+    Region r;
+    for (int i = 0; i < in.dimensions(); i++) r.push_back({in.dim(i).min(), in.dim(i).extent()});
+    return r;
+}
+
+using CoordMap = std::function<Expr(const Expr &x, const Expr &min, const Expr &extent)>;
+
+// Builds f(x0, ..., xn) = source(map(x0), ..., map(xn)) (or the exterior select for
+// constant_exterior) over fresh Vars.
+Func wrap(const Source &src, const Region &bounds, const std::string &kind, const CoordMap &map,
+          const Expr &exterior = Expr()) {
+    if (int(bounds.size()) > src.dims)
+        throw CompileError(kind + " on " + src.name + ": given bounds for " + std::to_string(bounds.size()) +
+                           " dimensions but it has " + std::to_string(src.dims));
+    std::vector<Var> args;
+    std::vector<Expr> coords;
+    Expr inside;
+    for (int i = 0; i < src.dims; i++) {
+        args.emplace_back(src.name + "_" + kind + "_" + std::to_string(i));
+        Expr x = args.back();
+        if (i < int(bounds.size()) && bounds[i].min.defined() && bounds[i].extent.defined()) {
+            Expr mn = cast(Int(32), bounds[i].min), ex = cast(Int(32), bounds[i].extent);
+            coords.push_back(map(x, mn, ex));
+            Expr in_dim = x >= mn && x < mn + ex;
+            inside = inside.defined() ? (inside && in_dim) : in_dim;
+        } else {
+            coords.push_back(x);
+        }
+    }
+    Func f(src.name + "_" + kind);
+    Expr value = src.read(coords);
+    if (exterior.defined() && inside.defined()) {
+        Expr e = exterior;
+        if (e.type() != value.type()) e = cast(value.type(), e);
+        value = select(inside, value, e);
+    }
+    f(args) = value;
+    return f;
+}
+
+Expr clamp_coord(const Expr &x, const Expr &mn, const Expr &ex) { return clamp(x, mn, mn + ex - 1); }
+
+Expr mirror_image_coord(const Expr &x, const Expr &mn, const Expr &ex) {
+    // Period 2 * extent: 0 1 .. e-1 e-1 .. 1 0 (Euclidean % keeps it non-negative).
+    Expr c = (x - mn) % (2 * ex);
+    c = select(c < ex, c, 2 * ex - 1 - c);
+    return clamp(c + mn, mn, mn + ex - 1);
+}
+
+Expr mirror_interior_coord(const Expr &x, const Expr &mn, const Expr &ex) {
+    // Period 2 * (extent - 1): 0 1 .. e-1 e-2 .. 1. With extent 1 the period is 0 and
+    // x % 0 == 0 gives the only point.
+    Expr c = (x - mn) % (2 * ex - 2);
+    c = select(c < ex, c, 2 * ex - 2 - c);
+    return clamp(c + mn, mn, mn + ex - 1);
+}
+
+Expr repeat_image_coord(const Expr &x, const Expr &mn, const Expr &ex) {
+    return clamp((x - mn) % ex + mn, mn, mn + ex - 1);
+}
+
+}  // namespace
+
+Func repeat_edge(const Func &source, const Region &bounds) {
+    return wrap(source_of(source), bounds, "repeat_edge", clamp_coord);
+}
+Func repeat_edge(const Buffer<> &source) { return wrap(source_of(source), bounds_of(source), "repeat_edge", clamp_coord); }
+Func repeat_edge(const ImageParam &source) {
+    return wrap(source_of(source), bounds_of(source), "repeat_edge", clamp_coord);
+}
+
+Func constant_exterior(const Func &source, const Expr &value, const Region &bounds) {
+    return wrap(source_of(source), bounds, "constant_exterior", clamp_coord, value);
+}
+Func constant_exterior(const Buffer<> &source, const Expr &value) {
+    return wrap(source_of(source), bounds_of(source), "constant_exterior", clamp_coord, value);
+}
+Func constant_exterior(const ImageParam &source, const Expr &value) {
+    return wrap(source_of(source), bounds_of(source), "constant_exterior", clamp_coord, value);
+}
+
+Func mirror_image(const Func &source, const Region &bounds) {
+    return wrap(source_of(source), bounds, "mirror_image", mirror_image_coord);
+}
+Func mirror_image(const Buffer<> &source) {
+    return wrap(source_of(source), bounds_of(source), "mirror_image", mirror_image_coord);
+}
+Func mirror_image(const ImageParam &source) {
+    return wrap(source_of(source), bounds_of(source), "mirror_image", mirror_image_coord);
+}
+
+Func mirror_interior(const Func &source, const Region &bounds) {
+    return wrap(source_of(source), bounds, "mirror_interior", mirror_interior_coord);
+}
+Func mirror_interior(const Buffer<> &source) {
+    return wrap(source_of(source), bounds_of(source), "mirror_interior", mirror_interior_coord);
+}
+Func mirror_interior(const ImageParam &source) {
+    return wrap(source_of(source), bounds_of(source), "mirror_interior", mirror_interior_coord);
+}
+
+Func repeat_image(const Func &source, const Region &bounds) {
+    return wrap(source_of(source), bounds, "repeat_image", repeat_image_coord);
+}
+Func repeat_image(const Buffer<> &source) {
+    return wrap(source_of(source), bounds_of(source), "repeat_image", repeat_image_coord);
+}
+Func repeat_image(const ImageParam &source) {
+    return wrap(source_of(source), bounds_of(source), "repeat_image", repeat_image_coord);
+}
+
+}  // namespace tessera::BoundaryConditions

@@ -1,0 +1,276 @@
+// Func, FuncRef and Stage: building definitions (with the validity checks) and realizing.
+
+#include <functional>
+#include <set>
+
+#include "ir/IR.h"
+#include "ir/IRVisitor.h"
+#include "lang/Function.h"
+#include "lang/Names.h"
+#include "lang/Validity.h"
+#include "semantics/ReferenceInterpreter.h"
+#include "tessera/Func.h"
+
+namespace tessera {
+
+using namespace ir;
+
+namespace ir {
+
+std::string describe_definition(const FunctionData &f, int stage) {
+    if (stage == 0) return "the pure definition of Func \"" + f.name + "\"";
+    return "update " + std::to_string(stage - 1) + " of Func \"" + f.name + "\"";
+}
+
+std::vector<std::shared_ptr<FunctionData>> dependency_order(const std::shared_ptr<FunctionData> &f) {
+    std::vector<std::shared_ptr<FunctionData>> order;
+    std::set<const FunctionData *> visited;
+    struct Calls : IRVisitor {
+        std::vector<std::shared_ptr<FunctionData>> callees;
+        using IRVisitor::include;
+
+    protected:
+        void visit(const Call *op) override {
+            if (op->call_kind == CallKind::Func) callees.push_back(op->func);
+            IRVisitor::visit(op);
+        }
+    };
+    std::function<void(const std::shared_ptr<FunctionData> &)> dfs = [&](const std::shared_ptr<FunctionData> &g) {
+        if (!visited.insert(g.get()).second) return;
+        Calls calls;
+        for (const Definition &d : g->definitions) {
+            for (const Expr &a : d.args) calls.include(a);
+            calls.include(d.value);
+            for (const Expr &p : d.predicates) calls.include(p);
+        }
+        for (const auto &c : calls.callees)
+            if (c != g) dfs(c);
+        order.push_back(g);
+    };
+    dfs(f);
+    return order;
+}
+
+Expr Call::make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args) {
+    args = lang::coerce_coordinates(std::move(args), f->name);
+    // A call to a Func that is not defined yet gets a placeholder type; the validity check
+    // of the definition that contains it reports the Func as undefined (or as a
+    // self-reference in a pure definition) with the user's names.
+    Type t = f->defined() ? f->type : Int(32);
+    auto c = std::make_shared<Call>(t, f->name, std::move(args), CallKind::Func);
+    c->func = f;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
+}
+
+Expr Call::make_image(const std::shared_ptr<BufferData> &b, std::vector<Expr> args) {
+    args = lang::coerce_coordinates(std::move(args), b->name);
+    if (args.size() != b->dims.size())
+        throw CompileError("Buffer " + b->name + " has " + std::to_string(b->dims.size()) +
+                           " dimensions but is read with " + std::to_string(args.size()) + " coordinates");
+    auto c = std::make_shared<Call>(b->type, b->name, std::move(args), CallKind::Image);
+    c->buffer = b;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
+}
+
+Expr Call::make_input(const std::shared_ptr<InputData> &in, std::vector<Expr> args) {
+    args = lang::coerce_coordinates(std::move(args), in->name);
+    if (int(args.size()) != in->dimensions)
+        throw CompileError("ImageParam " + in->name + " has " + std::to_string(in->dimensions) +
+                           " dimensions but is read with " + std::to_string(args.size()) + " coordinates");
+    auto c = std::make_shared<Call>(in->type, in->name, std::move(args), CallKind::Image);
+    c->input = in;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
+}
+
+}  // namespace ir
+
+namespace {
+
+std::shared_ptr<FunctionData> new_function(const std::string &name) {
+    auto f = std::make_shared<FunctionData>();
+    f->name = name;
+    return f;
+}
+
+// Every Func called by a definition can no longer get updates: a Func only sees the
+// definitions made before its use (notes/seed002.md §2.4, FUNC-SKIP).
+void freeze_callees(const FunctionData &f, const Definition &d) {
+    struct Freeze : IRVisitor {
+        const FunctionData *self;
+        using IRVisitor::include;
+
+    protected:
+        void visit(const Call *op) override {
+            if (op->call_kind == CallKind::Func && op->func.get() != self) op->func->frozen = true;
+            IRVisitor::visit(op);
+        }
+    } freeze;
+    freeze.self = &f;
+    for (const Expr &a : d.args) freeze.include(a);
+    freeze.include(d.value);
+    for (const Expr &p : d.predicates) freeze.include(p);
+}
+
+Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args, const Expr &value) {
+    if (!f) throw CompileError("Definition of an undefined Func handle");
+    if (!value.defined())
+        throw CompileError("Func \"" + f->name + "\" is given an undefined Expr as its value");
+    args = lang::coerce_coordinates(std::move(args), f->name);
+    Definition d;
+    d.args = args;
+    d.value = value;
+    if (!f->defined()) {
+        lang::check_pure_definition(*f, args, value);
+        // Record the definition tentatively, so that the name check sees it, and undo it
+        // if the pipeline's names clash.
+        for (const Expr &a : args) f->args.push_back(as<Variable>(a)->name);
+        f->type = value.type();
+        d.pure_dims.assign(args.size(), true);
+        f->definitions.push_back(d);
+        try {
+            lang::check_unique_names(f);
+        } catch (...) {
+            f->definitions.clear();
+            f->args.clear();
+            throw;
+        }
+        freeze_callees(*f, f->definitions.back());
+        return Stage(f, 0);
+    }
+    int update_index = int(f->definitions.size()) - 1;
+    if (f->frozen)
+        throw CompileError("Func \"" + f->name + "\" cannot be given update " + std::to_string(update_index) +
+                           ", because it has already been realized or used in the definition of another "
+                           "Func; add all updates of a Func before using it");
+    d.rdom = lang::find_rdom(*f, update_index + 1, args, value);
+    lang::check_update_definition(*f, update_index, args, value, d.rdom, d.pure_dims);
+    if (d.rdom) d.predicates = d.rdom->predicates;
+    f->definitions.push_back(d);
+    try {
+        lang::check_unique_names(f);
+    } catch (...) {
+        f->definitions.pop_back();
+        throw;
+    }
+    if (d.rdom) d.rdom->used = true;
+    freeze_callees(*f, f->definitions.back());
+    return Stage(f, update_index + 1);
+}
+
+[[noreturn]] void undefined_func(const FunctionData &f, const char *what) {
+    throw CompileError(std::string("Func \"") + f.name + "\" has no definition; cannot " + what + " it");
+}
+
+}  // namespace
+
+std::string Stage::name() const {
+    if (stage_ == 0) return func_->name;
+    return func_->name + ".update(" + std::to_string(stage_ - 1) + ")";
+}
+
+Stage FuncRef::operator=(const Expr &e) { return add_definition(func_, args_, e); }
+Stage FuncRef::operator=(const FuncRef &e) { return add_definition(func_, args_, Expr(e)); }
+
+Stage FuncRef::update_with(int op, const Expr &e) {
+    if (!e.defined()) throw CompileError("Func \"" + func_->name + "\" is updated with an undefined Expr");
+    if (!func_->defined()) {
+        // As in Halide: f(args) += e on an undefined f first defines f as the identity of
+        // the operation (0 for += and -=, 1 for *= and /=) everywhere.
+        std::vector<Expr> pure_args;
+        std::set<std::string> used;
+        for (size_t i = 0; i < args_.size(); i++) {
+            const Variable *v = as<Variable>(args_[i]);
+            std::string name = (v && v->var_kind == VarKind::Pure && !used.count(v->name))
+                                   ? v->name
+                                   : "_" + std::to_string(i);
+            used.insert(name);
+            pure_args.push_back(Var(name));
+        }
+        Type t = e.type();
+        add_definition(func_, pure_args, op < 2 ? make_zero(t) : make_one(t));
+    }
+    Expr self = Call::make_func(func_, args_);
+    Expr rhs = cast(func_->type, e);
+    Expr value;
+    switch (op) {
+    case 0: value = self + rhs; break;
+    case 1: value = self - rhs; break;
+    case 2: value = self * rhs; break;
+    default: value = self / rhs; break;
+    }
+    return add_definition(func_, args_, value);
+}
+
+Stage FuncRef::operator+=(const Expr &e) { return update_with(0, e); }
+Stage FuncRef::operator-=(const Expr &e) { return update_with(1, e); }
+Stage FuncRef::operator*=(const Expr &e) { return update_with(2, e); }
+Stage FuncRef::operator/=(const Expr &e) { return update_with(3, e); }
+
+FuncRef::operator Expr() const {
+    if (!func_) throw CompileError("Call of an undefined Func handle");
+    return Call::make_func(func_, args_);
+}
+
+Func::Func() : data_(new_function(lang::fresh_name('f'))) {}
+
+Func::Func(const std::string &name) {
+    if (name.empty()) throw CompileError("A Func needs a non-empty name");
+    data_ = new_function(name);
+}
+
+Func::Func(const Expr &e) : Func() { (*this)() = e; }
+
+const std::string &Func::name() const { return data_->name; }
+bool Func::defined() const { return data_ && data_->defined(); }
+int Func::dimensions() const { return defined() ? data_->dimensions() : 0; }
+
+Type Func::type() const {
+    if (!defined()) undefined_func(*data_, "take the type of");
+    return data_->type;
+}
+
+std::vector<Var> Func::args() const {
+    std::vector<Var> vars;
+    if (defined())
+        for (const auto &a : data_->args) vars.emplace_back(a);
+    return vars;
+}
+
+Expr Func::value() const {
+    if (!defined()) undefined_func(*data_, "take the value of");
+    return data_->definitions[0].value;
+}
+
+int Func::num_update_definitions() const { return defined() ? int(data_->definitions.size()) - 1 : 0; }
+
+Expr Func::update_value(int i) const { return update(i), data_->definitions[i + 1].value; }
+std::vector<Expr> Func::update_args(int i) const { return update(i), data_->definitions[i + 1].args; }
+
+FuncRef Func::operator()(const std::vector<Var> &args) const {
+    std::vector<Expr> e(args.begin(), args.end());
+    return FuncRef(data_, e);
+}
+
+Stage Func::update(int i) const {
+    if (i < 0 || i >= num_update_definitions())
+        throw CompileError("Func \"" + data_->name + "\" has no update definition " + std::to_string(i) + " (it has " +
+                           std::to_string(num_update_definitions()) + ")");
+    return Stage(data_, i + 1);
+}
+
+Buffer<> Func::realize_reference(const std::vector<int> &sizes) const {
+    if (!defined()) throw CompileError("Can't realize Func \"" + data_->name + "\": it has no definition");
+    data_->frozen = true;
+    return Buffer<>(semantics::reference_realize(data_, sizes));
+}
+
+void Func::realize_reference(Buffer<> dst) const {
+    if (!defined()) throw CompileError("Can't realize Func \"" + data_->name + "\": it has no definition");
+    data_->frozen = true;
+    semantics::reference_realize_into(data_, dst.data_handle());
+}
+
+Buffer<> Func::realize(const std::vector<int> &sizes) const { return realize_reference(sizes); }
+void Func::realize(Buffer<> dst) const { realize_reference(std::move(dst)); }
+
+}  // namespace tessera

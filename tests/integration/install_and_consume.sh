@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Installs a built Tessera into a temporary prefix, then configures, builds and
+# runs tests/integration/consumer against that prefix with find_package().
+#
+#   usage: install_and_consume.sh BUILD_DIR SOURCE_DIR
+#
+# Exits non-zero on any failure. Set TESSERA_KEEP_TMP=1 to keep the temporary
+# directory for inspection.
+set -euo pipefail
+
+if [[ $# -ne 2 ]]; then
+    echo "usage: $0 BUILD_DIR SOURCE_DIR" >&2
+    exit 2
+fi
+
+build_dir=$(cd "$1" && pwd)
+source_dir=$(cd "$2" && pwd)
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-consume.XXXXXX")
+cleanup() {
+    if [[ "${TESSERA_KEEP_TMP:-0}" == 1 ]]; then
+        echo "keeping $tmp"
+    else
+        rm -rf "$tmp"
+    fi
+}
+trap cleanup EXIT
+
+prefix="$tmp/prefix"
+
+echo "== install into $prefix"
+cmake --install "$build_dir" --prefix "$prefix"
+
+# The umbrella header and the package must be where consumers look for them.
+if [[ ! -f "$prefix/include/tessera/tessera.h" ]]; then
+    echo "error: include/tessera/tessera.h was not installed" >&2
+    exit 1
+fi
+config=$(find "$prefix" -path '*/cmake/Tessera/TesseraConfig.cmake' -print -quit)
+if [[ -z "$config" ]]; then
+    echo "error: TesseraConfig.cmake was not installed" >&2
+    exit 1
+fi
+
+echo "== configure consumer"
+# Package registries are disabled so that only the fresh prefix can satisfy
+# find_package(Tessera).
+cmake -S "$source_dir/tests/integration/consumer" -B "$tmp/build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+    -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF
+
+found_dir=$(sed -n 's/^Tessera_DIR:PATH=//p' "$tmp/build/CMakeCache.txt")
+if [[ "$found_dir" != "$prefix"/* ]]; then
+    echo "error: find_package(Tessera) used '$found_dir', not the prefix $prefix" >&2
+    exit 1
+fi
+
+echo "== build consumer"
+cmake --build "$tmp/build"
+
+# The consumer finds the installed shared library through the build RPATH that
+# CMake records for imported libraries outside system directories; no
+# LD_LIBRARY_PATH is set, so a broken package would show up here.
+echo "== run consumer"
+"$tmp/build/consumer"
+echo "install_and_consume: OK"
