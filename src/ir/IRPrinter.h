@@ -12,7 +12,7 @@
 //   IntImm(int64, 3) ->  int64(3)   FloatImm(float64, 3.5) -> 3.5
 //   UIntImm(uint8,3) ->  uint8(3)   UIntImm(bool, 1)       -> true
 //   select(c, a, b), min(a, b), f(x, y), sqrt(x), buf[i], ramp(b, s, 8), x8(v),
-//   (let t = v in body)  (parenthesized unless it is a whole expression or an argument)
+//   (let t = v in body)  (parenthesized unless it is a whole expression or a let body)
 //
 // Statements are printed one per line, indented by two spaces per nesting level:
 //

@@ -1,6 +1,7 @@
 // Structural equality, hashing and the total order on IR trees.
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cmath>
@@ -252,7 +253,9 @@ TEST(IREquality, CompareIsATotalOrder) {
             int ij = ir::compare(v[i], v[j]), ji = ir::compare(v[j], v[i]);
             EXPECT_EQ(sign(ij), -sign(ji)) << v[i] << "  vs  " << v[j];          // antisymmetric
             EXPECT_EQ(ij == 0, ir::equal(v[i], v[j])) << v[i] << "  vs  " << v[j];  // consistent
-            if (ij == 0) EXPECT_EQ(ir::hash(v[i]), ir::hash(v[j])) << v[i];
+            if (ij == 0) {
+                EXPECT_EQ(ir::hash(v[i]), ir::hash(v[j])) << v[i];
+            }
             // Equal exactly when they print the same (the printer shows every field here).
             EXPECT_EQ(ij == 0, ir::to_string(v[i]) == ir::to_string(v[j])) << v[i] << "  vs  " << v[j];
             if (ij != 0) distinct_pairs++;
@@ -266,7 +269,9 @@ TEST(IREquality, CompareIsATotalOrder) {
                 int ik = ir::compare(v[i], v[k]);
                 if (ij <= 0 && jk <= 0) {  // transitive, and strictly so
                     EXPECT_LE(ik, 0) << v[i] << " | " << v[j] << " | " << v[k];
-                    if (ij < 0 || jk < 0) EXPECT_LT(ik, 0) << v[i] << " | " << v[j] << " | " << v[k];
+                    if (ij < 0 || jk < 0) {
+                        EXPECT_LT(ik, 0) << v[i] << " | " << v[j] << " | " << v[k];
+                    }
                 }
             }
         }
@@ -275,10 +280,12 @@ TEST(IREquality, CompareIsATotalOrder) {
     std::sort(v.begin(), v.end(), ir::ExprLess());
     EXPECT_FALSE(v.front().defined());
     for (size_t i = 0; i + 1 < n; i++) EXPECT_LE(ir::compare(v[i], v[i + 1]), 0);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (ir::equal(v[i], v[j]))
-                for (size_t k = i; k <= j; k++) EXPECT_TRUE(ir::equal(v[i], v[k]));
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i + 1; j < n; j++) {
+            if (!ir::equal(v[i], v[j])) continue;
+            for (size_t k = i; k <= j; k++) EXPECT_TRUE(ir::equal(v[i], v[k]));
+        }
+    }
 }
 
 TEST(IREquality, SharedSubtreesAreNotUnfolded) {
@@ -301,16 +308,47 @@ TEST(IREquality, SharedSubtreesAreNotUnfolded) {
     EXPECT_NE(ir::hash(c), ir::hash(d));
 }
 
+// Runs f on a thread with a small stack: a walk that recursed once per tree level would
+// overflow it on the deep trees below. (The trees are built and destroyed on the calling
+// thread: destroying a tree is itself recursive.)
+void run_with_small_stack(const std::function<void()> &f) {
+    pthread_attr_t attr;
+    ASSERT_EQ(pthread_attr_init(&attr), 0);
+    ASSERT_EQ(pthread_attr_setstacksize(&attr, 128 * 1024), 0);
+    pthread_t thread;
+    auto body = [](void *arg) -> void * {
+        (*static_cast<const std::function<void()> *>(arg))();
+        return nullptr;
+    };
+    ASSERT_EQ(pthread_create(&thread, &attr, body, const_cast<std::function<void()> *>(&f)), 0);
+    ASSERT_EQ(pthread_join(thread, nullptr), 0);
+    pthread_attr_destroy(&attr);
+}
+
 TEST(IREquality, DeepTreesAreWalkedWithoutRecursion) {
     // A long left-nested sum, as built by `e = e + t` in a loop.
     auto build = [](int last) {
         Expr e = var("x");
-        for (int i = 0; i < 20000; i++) e = add(e, i32(i == 19999 ? last : i));
+        for (int i = 0; i < 5000; i++) e = add(e, i32(i == 4999 ? last : i));
         return e;
     };
     Expr a = build(0), b = build(0), c = build(1);
-    expect_same(a, b);
-    expect_different(a, c);
+    bool ab_equal = false, ac_equal = true;
+    int ac = 0, ca = 0;
+    size_t ha = 0, hb = 1;
+    run_with_small_stack([&] {
+        ab_equal = ir::equal(a, b);
+        ac_equal = ir::equal(a, c);
+        ac = ir::compare(a, c);
+        ca = ir::compare(c, a);
+        ha = ir::hash(a);
+        hb = ir::hash(b);
+    });
+    EXPECT_TRUE(ab_equal);
+    EXPECT_FALSE(ac_equal);
+    EXPECT_LT(ac, 0);
+    EXPECT_GT(ca, 0);
+    EXPECT_EQ(ha, hb);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -436,8 +474,20 @@ TEST(IREquality, LongStatementSequences) {
         return ir::Block::make(v);
     };
     Stmt a = build(0), b = build(0), c = build(1);
-    expect_same(a, b);
-    expect_different(a, c);
+    bool ab_equal = false, ac_equal = true;
+    int ac = 0;
+    size_t ha = 0, hb = 1;
+    run_with_small_stack([&] {
+        ab_equal = ir::equal(a, b);
+        ac_equal = ir::equal(a, c);
+        ac = ir::compare(a, c);
+        ha = ir::hash(a);
+        hb = ir::hash(b);
+    });
+    EXPECT_TRUE(ab_equal);
+    EXPECT_FALSE(ac_equal);
+    EXPECT_LT(ac, 0);
+    EXPECT_EQ(ha, hb);
 }
 
 }  // namespace

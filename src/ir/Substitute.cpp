@@ -1,0 +1,101 @@
+#include "ir/Substitute.h"
+
+#include <set>
+
+#include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
+
+namespace tessera::ir {
+
+namespace {
+
+class Substituter : public IRMutator {
+public:
+    explicit Substituter(const std::map<std::string, Expr> &r) : replacements_(r) {}
+
+protected:
+    Expr visit(const Variable *op, const Expr &self) override {
+        if (shadowed_.count(op->name)) return self;
+        auto it = replacements_.find(op->name);
+        return it == replacements_.end() ? self : it->second;
+    }
+    // A let that binds a replaced name hides it in its body.
+    Expr visit(const Let *op, const Expr &self) override {
+        Expr value = mutate(op->value);
+        bool hide = replacements_.count(op->name) && !shadowed_.count(op->name);
+        if (hide) shadowed_.insert(op->name);
+        Expr body = mutate(op->body);
+        if (hide) shadowed_.erase(op->name);
+        if (value.same_as(op->value) && body.same_as(op->body)) return self;
+        return Let::make(op->name, value, body);
+    }
+    Stmt visit(const LetStmt *op, const Stmt &self) override {
+        Expr value = mutate(op->value);
+        bool hide = replacements_.count(op->name) && !shadowed_.count(op->name);
+        if (hide) shadowed_.insert(op->name);
+        Stmt body = mutate(op->body);
+        if (hide) shadowed_.erase(op->name);
+        if (value.same_as(op->value) && body.same_as(op->body)) return self;
+        return LetStmt::make(op->name, value, body);
+    }
+    Stmt visit(const For *op, const Stmt &self) override {
+        Expr mn = mutate(op->min), ex = mutate(op->extent);
+        bool hide = replacements_.count(op->name) && !shadowed_.count(op->name);
+        if (hide) shadowed_.insert(op->name);
+        Stmt body = mutate(op->body);
+        if (hide) shadowed_.erase(op->name);
+        if (mn.same_as(op->min) && ex.same_as(op->extent) && body.same_as(op->body)) return self;
+        return For::make(op->name, mn, ex, op->for_type, body);
+    }
+
+private:
+    const std::map<std::string, Expr> &replacements_;
+    std::set<std::string> shadowed_;
+};
+
+class UsesVar : public IRVisitor {
+public:
+    explicit UsesVar(const std::string &n) : name(n) {}
+    const std::string &name;
+    bool found = false;
+    using IRVisitor::include;
+
+protected:
+    void visit(const Variable *op) override { found = found || op->name == name; }
+};
+
+}  // namespace
+
+Expr substitute(const std::map<std::string, Expr> &r, const Expr &e) {
+    if (r.empty()) return e;
+    Substituter s(r);
+    return s.mutate(e);
+}
+
+Stmt substitute(const std::map<std::string, Expr> &r, const Stmt &st) {
+    if (r.empty()) return st;
+    Substituter s(r);
+    return s.mutate(st);
+}
+
+Expr substitute(const std::string &name, const Expr &replacement, const Expr &e) {
+    return substitute(std::map<std::string, Expr>{{name, replacement}}, e);
+}
+
+Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s) {
+    return substitute(std::map<std::string, Expr>{{name, replacement}}, s);
+}
+
+bool uses_var(const Expr &e, const std::string &name) {
+    UsesVar u(name);
+    u.include(e);
+    return u.found;
+}
+
+bool uses_var(const Stmt &s, const std::string &name) {
+    UsesVar u(name);
+    u.include(s);
+    return u.found;
+}
+
+}  // namespace tessera::ir

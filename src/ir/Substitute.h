@@ -1,0 +1,23 @@
+#pragma once
+// Replacing variables by expressions (simultaneously, by name).
+
+#include <map>
+#include <string>
+
+#include "ir/IR.h"
+
+namespace tessera::ir {
+
+/** Replace every free occurrence of the named variables. Substitution is simultaneous:
+ * replacement expressions are not themselves substituted. Provenance annotations are
+ * rewritten the same way. */
+Expr substitute(const std::map<std::string, Expr> &replacements, const Expr &e);
+Stmt substitute(const std::map<std::string, Expr> &replacements, const Stmt &s);
+Expr substitute(const std::string &name, const Expr &replacement, const Expr &e);
+Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s);
+
+/** Does the expression/statement mention the variable? */
+bool uses_var(const Expr &e, const std::string &name);
+bool uses_var(const Stmt &s, const std::string &name);
+
+}  // namespace tessera::ir
