@@ -2,6 +2,7 @@
 // Func: a function over an integer grid, defined by a pure definition and any number of
 // update definitions (Halide's names and semantics; docs/semantics.md).
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -96,11 +97,15 @@ public:
 
     /** Compute the Func over [0, sizes[0]) x [0, sizes[1]) x ... and return the result. */
     Buffer<> realize(const std::vector<int> &sizes = {}) const;
+    Buffer<> realize(std::initializer_list<int> sizes) const { return realize(std::vector<int>(sizes)); }
     /** Compute the Func over the window of `dst` (which may have non-zero mins), into it. */
     void realize(Buffer<> dst) const;
 
     /** The same, always through the reference interpreter (the definition of meaning). */
     Buffer<> realize_reference(const std::vector<int> &sizes = {}) const;
+    Buffer<> realize_reference(std::initializer_list<int> sizes) const {
+        return realize_reference(std::vector<int>(sizes));
+    }
     void realize_reference(Buffer<> dst) const;
 
     const std::shared_ptr<ir::FunctionData> &data() const { return data_; }

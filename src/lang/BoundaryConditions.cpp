@@ -2,6 +2,8 @@
 // (or folded) coordinate, so the source is only read inside its bounds.
 
 #include <functional>
+#include <map>
+#include <mutex>
 
 #include "tessera/BoundaryConditions.h"
 
@@ -66,7 +68,17 @@ Func wrap(const Source &src, const Region &bounds, const std::string &kind, cons
             coords.push_back(x);
         }
     }
-    Func f(src.name + "_" + kind);
+    // Each call makes a new Func; a second boundary condition of the same kind on the
+    // same source gets a numbered name, so both can be used in one pipeline.
+    static std::mutex mutex;
+    static std::map<std::string, int> uses;
+    std::string name = src.name + "_" + kind;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        int n = uses[name]++;
+        if (n > 0) name += "_" + std::to_string(n + 1);
+    }
+    Func f(name);
     Expr value = src.read(coords);
     if (exterior.defined() && inside.defined()) {
         Expr e = exterior;

@@ -128,7 +128,7 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
         d.pure_dims.assign(args.size(), true);
         f->definitions.push_back(d);
         try {
-            lang::check_unique_names(f);
+            lang::check_unique_names(f, 0);
         } catch (...) {
             f->definitions.clear();
             f->args.clear();
@@ -147,7 +147,7 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
     if (d.rdom) d.predicates = d.rdom->predicates;
     f->definitions.push_back(d);
     try {
-        lang::check_unique_names(f);
+        lang::check_unique_names(f, update_index + 1);
     } catch (...) {
         f->definitions.pop_back();
         throw;
@@ -188,6 +188,14 @@ Stage FuncRef::update_with(int op, const Expr &e) {
         }
         Type t = e.type();
         add_definition(func_, pure_args, op < 2 ? make_zero(t) : make_one(t));
+        try {
+            return update_with(op, e);
+        } catch (...) {
+            // The implicit pure definition exists only for this update: undo it.
+            func_->definitions.clear();
+            func_->args.clear();
+            throw;
+        }
     }
     Expr self = Call::make_func(func_, args_);
     Expr rhs = cast(func_->type, e);

@@ -74,8 +74,7 @@ Expr float_call2(Intrinsic op, Expr x, Expr y, const char *name) {
     require_defined(x, name);
     require_defined(y, name);
     x = to_float(std::move(x));
-    y = to_float(std::move(y));
-    match_types(x, y);
+    y = cast(x.type(), std::move(y));  // the second argument takes the first one's type
     Type t = x.type();
     return Call::make_intrinsic(t, op, {std::move(x), std::move(y)});
 }
@@ -124,7 +123,8 @@ namespace detail {
 Expr int_literal_like(const Expr &other, int64_t v, bool is_unsigned_64, uint64_t uv) {
     require_defined(other, "an arithmetic operator");
     Type t = other.type().element_of();
-    if (t.is_float()) return FloatImm::make(t, is_unsigned_64 ? double(uv) : double(v));
+    // Rounded once, from the exact integer (not via double, which would round twice).
+    if (t.is_float()) return FloatImm::make(t, t.bits == 32 ? double(is_unsigned_64 ? float(uv) : float(v)) : (is_unsigned_64 ? double(uv) : double(v)));
     if (is_unsigned_64) {
         if (t.is_uint() && t.bits == 64) return UIntImm::make(t, uv);
         if (uv > uint64_t(INT64_MAX))
@@ -200,10 +200,10 @@ Expr operator-(Expr a) {
     return Sub::make(make_zero(t), a);
 }
 
-Expr &operator+=(Expr &a, Expr b) { a = cast(a.type(), a + std::move(b)); return a; }
-Expr &operator-=(Expr &a, Expr b) { a = cast(a.type(), a - std::move(b)); return a; }
-Expr &operator*=(Expr &a, Expr b) { a = cast(a.type(), a * std::move(b)); return a; }
-Expr &operator/=(Expr &a, Expr b) { a = cast(a.type(), a / std::move(b)); return a; }
+Expr &operator+=(Expr &a, Expr b) { a = a + cast(a.type(), std::move(b)); return a; }
+Expr &operator-=(Expr &a, Expr b) { a = a - cast(a.type(), std::move(b)); return a; }
+Expr &operator*=(Expr &a, Expr b) { a = a * cast(a.type(), std::move(b)); return a; }
+Expr &operator/=(Expr &a, Expr b) { a = a / cast(a.type(), std::move(b)); return a; }
 
 Expr operator&&(Expr a, Expr b) { return detail::binary(detail::BinOp::And, std::move(a), std::move(b)); }
 Expr operator||(Expr a, Expr b) { return detail::binary(detail::BinOp::Or, std::move(a), std::move(b)); }
@@ -366,7 +366,8 @@ namespace {
 Expr float_predicate(Intrinsic op, Expr x, const char *name) {
     require_defined(x, name);
     if (!x.type().is_float()) user_error(std::string(name) + " needs a float operand, got " + x.type().to_string());
-    return Call::make_intrinsic(Bool(x.type().lanes), op, {std::move(x)});
+    Type t = Bool(x.type().lanes);  // before x is moved: argument evaluation order is unspecified
+    return Call::make_intrinsic(t, op, {std::move(x)});
 }
 }  // namespace
 

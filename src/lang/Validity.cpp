@@ -43,6 +43,12 @@ std::string arg_list(const std::vector<Expr> &args) {
     return s.str();
 }
 
+std::string join_names(const std::vector<std::string> &names) {
+    std::string s;
+    for (size_t i = 0; i < names.size(); i++) s += (i ? ", " : "") + names[i];
+    return s;
+}
+
 std::string call_text(const Call *c) { return c->name + "(" + arg_list(c->args) + ")"; }
 
 // Rules shared by pure and update definitions: the Funcs called are defined (define before
@@ -184,6 +190,15 @@ std::shared_ptr<RDomData> find_rdom(const FunctionData &f, int stage, const std:
                                "); one update definition iterates one RDom (make one RDom with all dimensions)");
         rdom = v->rdom;
     }
+    if (rdom) {
+        Uses preds;
+        for (const Expr &p : rdom->predicates) preds.include(p);
+        for (const Variable *v : preds.vars)
+            if (v->var_kind == VarKind::Reduction && v->rdom != rdom)
+                fail(f, stage, "the where() condition of RDom " + rdom->name + " uses " + v->name + ", an RVar of RDom " +
+                                   v->rdom->name + "; an update iterates one RDom, and its predicates may use only "
+                                   "that RDom's RVars");
+    }
     return rdom;
 }
 
@@ -206,6 +221,11 @@ void check_update_definition(const FunctionData &f, int update_index, const std:
     for (size_t i = 0; i < args.size(); i++) {
         const Variable *v = as<Variable>(args[i]);
         if (!v || v->var_kind != VarKind::Pure) continue;
+        if (v->name != f.args[i])
+            fail(f, stage, "argument " + std::to_string(i) + " of the left-hand side is the Var " + v->name +
+                               ", but the pure definition of " + quote(f.name) + " has " + f.args[i] +
+                               " there; an update's pure Vars must be the pure definition's Vars, in the same "
+                               "positions (" + join_names(f.args) + ")");
         if (lhs_var_pos.count(v->name))
             fail(f, stage, "the Var " + v->name + " appears as argument " + std::to_string(lhs_var_pos[v->name]) +
                                " and argument " + std::to_string(i) +
@@ -257,12 +277,13 @@ void check_update_definition(const FunctionData &f, int update_index, const std:
     check_calls(f, stage, uses);
 }
 
-void check_unique_names(const std::shared_ptr<FunctionData> &output) {
+void check_unique_names(const std::shared_ptr<FunctionData> &output, int stage) {
     std::map<std::string, std::pair<const void *, std::string>> seen;
     auto claim = [&](const std::string &name, const void *who, const std::string &what) {
         auto [it, inserted] = seen.emplace(name, std::make_pair(who, what));
         if (!inserted && it->second.first != who)
-            throw CompileError("Two different objects in the pipeline of " + quote(output->name) + " are named " +
+            throw CompileError((stage >= 0 ? "In " + describe_definition(*output, stage) + ": t" : std::string("T")) +
+                               "wo different objects in the pipeline of " + quote(output->name) + " are named " +
                                quote(name) + " (" + it->second.second + " and " + what +
                                "); names in a pipeline must be unique");
     };

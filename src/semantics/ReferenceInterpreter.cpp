@@ -155,7 +155,8 @@ struct FuncState {
 
 class Interpreter {
 public:
-    explicit Interpreter(const std::shared_ptr<FunctionData> &output) {
+    explicit Interpreter(const std::shared_ptr<FunctionData> &output, const ReferenceBindings *bindings = nullptr)
+        : bindings_(bindings) {
         auto order = dependency_order(output);
         for (const auto &f : order) {
             if (f->dimensions() > kMaxDims)
@@ -172,6 +173,20 @@ public:
         // A negative RDom extent anywhere is an error before any value is computed.
         for (auto &st : states_) evaluate_rdom_bounds(*st);
         output_ = funcs_.at(output.get());
+        bindings_ = nullptr;  // everything that reads them has been compiled
+    }
+
+    /** The value of `f` after definition `stage` at `c` (ReferenceOracle::value). */
+    Scalar query(const FunctionData *f, int stage, const int32_t *c) {
+        auto it = funcs_.find(f);
+        TESSERA_INTERNAL_ASSERT(it != funcs_.end(),
+                                "Func \"" << (f ? f->name : "") << "\" is not part of the pipeline");
+        FuncState &st = *it->second;
+        TESSERA_INTERNAL_ASSERT(stage >= 0 && stage < int(st.stages.size()),
+                                "Func \"" << f->name << "\" has no definition " << stage);
+        int32_t point[kMaxDims] = {};
+        for (int i = 0; i < st.dims; i++) point[i] = c[i];
+        return stage_value(st, stage, point);
     }
 
     void realize_into(BufferData &dst) {
@@ -320,7 +335,7 @@ private:
                 n.intrinsic = c->op;
             } else if (c->call_kind == CallKind::Image) {
                 n.op = Op::ImageCall;
-                n.image = c->buffer ? c->buffer.get() : &bound_buffer(*c->input);
+                n.image = c->buffer ? &own_buffer(*c->buffer) : &bound_buffer(*c->input);
             } else if (c->func.get() == scope.self) {
                 n.op = Op::SelfCall;
                 n.callee = funcs_.at(c->func.get());
@@ -341,6 +356,10 @@ private:
     Scalar param_value(const ParamData &p) {
         Scalar v;
         std::memcpy(&v, &p.value, sizeof(v));
+        if (bindings_) {
+            auto it = bindings_->params.find(&p);
+            if (it != bindings_->params.end()) v = it->second;
+        }
         check_param_range(p, v);
         return v;
     }
@@ -365,10 +384,22 @@ private:
     }
 
     const BufferData &bound_buffer(const InputData &in) {
+        if (bindings_) {
+            auto it = bindings_->inputs.find(&in);
+            if (it != bindings_->inputs.end() && it->second) return *it->second;
+        }
         if (!in.bound)
             throw RuntimeError("ImageParam " + in.name + " has no Buffer bound; call " + in.name +
                                ".set(buffer) before realizing");
         return *in.bound;
+    }
+
+    const BufferData &own_buffer(const BufferData &b) {
+        if (bindings_) {
+            auto it = bindings_->buffers.find(&b);
+            if (it != bindings_->buffers.end() && it->second) return *it->second;
+        }
+        return b;
     }
 
     Scalar evaluate_startup(const Expr &e) {
@@ -519,14 +550,16 @@ private:
         }
         for (size_t i = 0; i < k; i++)
             if (st.rdom_extent[i] == 0) return;
-        std::vector<int32_t> r(st.rdom_min.begin(), st.rdom_min.end());
+        // Offsets from the mins, in 64 bits: an RVar takes the values min + t (wrapping to
+        // int32), t in [0, extent), even when min + extent passes the int32 range.
+        std::vector<int64_t> t(k, 0);
         while (true) {
-            for (size_t i = 0; i < k; i++) slots[st.rvar_slots[i]] = make_int(r[i]);
+            for (size_t i = 0; i < k; i++) slots[st.rvar_slots[i]] = make_int(wrap_int(32, st.rdom_min[i] + t[i]));
             body();
             size_t d = 0;  // r.x (dimension 0) varies fastest
             while (d < k) {
-                if (++r[d] < st.rdom_min[d] + st.rdom_extent[d]) break;
-                r[d] = st.rdom_min[d];
+                if (++t[d] < st.rdom_extent[d]) break;
+                t[d] = 0;
                 d++;
             }
             if (d == k) return;
@@ -608,9 +641,26 @@ private:
     std::vector<std::unique_ptr<FuncState>> states_;
     std::unordered_map<const FunctionData *, FuncState *> funcs_;
     FuncState *output_ = nullptr;
+    const ReferenceBindings *bindings_ = nullptr;  // during construction only
 };
 
 }  // namespace
+
+struct ReferenceOracle::Impl {
+    ReferenceBindings bindings;  // keeps the bound buffers alive
+    Interpreter interp;
+    Impl(const std::shared_ptr<FunctionData> &output, const ReferenceBindings &b)
+        : bindings(b), interp(output, &bindings) {}
+};
+
+ReferenceOracle::ReferenceOracle(const std::shared_ptr<FunctionData> &output, const ReferenceBindings &bindings)
+    : impl_(std::make_unique<Impl>(output, bindings)) {}
+
+ReferenceOracle::~ReferenceOracle() = default;
+
+Scalar ReferenceOracle::value(const FunctionData *f, int stage, const int32_t *coords) {
+    return impl_->interp.query(f, stage, coords);
+}
 
 std::shared_ptr<BufferData> reference_realize(const std::shared_ptr<FunctionData> &f, const std::vector<int> &sizes) {
     if (int(sizes.size()) != f->dimensions())

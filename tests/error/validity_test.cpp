@@ -105,7 +105,7 @@ TEST(Validity, FuncAndBufferWithTheSameName) {
     for (int i = 0; i < 4; i++) c(i) = 100 * i;
     Func h("hbuf");
     EXPECT_NO_THROW(h(x) = g(x) + c(clamp(x, 0, 3)));
-    EXPECT_EQ(values_1d(h, -1, 6), (std::vector<int32_t>{-1, 0, 201, 302, 303, 304}));
+    EXPECT_EQ(values_1d(h, -1, 6), (std::vector<int32_t>{-1, 0, 101, 202, 303, 304}));
 }
 
 TEST(Validity, FuncAndParamWithTheSameName) {
@@ -204,7 +204,7 @@ TEST(Validity, RDomExtentDependsOnABufferElement) {
     Var col("col");
     Buffer<int32_t> b(std::vector<int>{2}, "sizes");
     b(0) = 3;
-    RDom rk(0, b(0), "rk");
+    RDom rk(0, b(Expr(0)), "rk");  // an element read inside the algorithm, not b(0) = 3
     Func f("blurry");
     f(col) = 0;
     expect_compile_error([&] { f(col) = f(col) + rk; }, {"blurry", "update 0", "rk.x", "sizes"});
@@ -366,6 +366,31 @@ TEST(Validity, PureVarsInSwappedPositionsOnUpdateLeftHandSide) {
     expect_compile_error([&] { f(rowv, col) = g(col, rowv); }, {"blurry", "update 0", "rowv"});
 }
 
+TEST(Validity, UpdateUsesAVarThatIsNotAnArgumentOfThePureDefinition) {
+    // docs/semantics.md §8 rule 2: "An update may use only the pure definition's Vars".
+    Var col("col"), zed("zed");
+    Func f("blurry");
+    f(col) = col;
+    expect_compile_error([&] { f(zed) = f(zed) + 1; }, {"blurry", "update 0", "zed"});
+    // Legal: the pure definition's own Var.
+    EXPECT_NO_THROW(f(col) = f(col) + 1);
+    EXPECT_EQ(values_1d(f, -1, 3), (std::vector<int32_t>{0, 1, 2}));
+}
+
+TEST(Validity, PredicateUsesAVarNotOnTheLeftHandSide) {
+    Var col("col"), rowv("rowv");
+    Func f("blurry");
+    f(col) = 0;
+    RDom r(0, 3, "rk");
+    r.where(rowv > 0);
+    expect_compile_error([&] { f(col) = f(col) + r; }, {"blurry", "update 0", "rowv"});
+    // Legal: a predicate on the update's own Var (f(col) = sum of rk < col, rk in [0, 3)).
+    RDom q(0, 3, "qk");
+    q.where(q < col);
+    EXPECT_NO_THROW(f(col) = f(col) + q);
+    EXPECT_EQ(values_1d(f, -1, 6), (std::vector<int32_t>{0, 0, 0, 1, 3, 3}));
+}
+
 // ---------------------------------------------------------------------------------------
 // Rule 5: the first definition is pure (no self-reference).
 
@@ -510,6 +535,36 @@ TEST(Validity, RVarsOfTwoDifferentRDomsInOneUpdate) {
     int32_t want = 33;
     for (int i = 0; i < 4; i++) want = want * 10 + i;
     EXPECT_EQ(values_1d(f, 5, 1), (std::vector<int32_t>{want}));
+}
+
+TEST(Validity, RVarsOfAnotherRDomInAWherePredicate) {
+    // The predicate belongs to the update that iterates `ra`; an RVar of `qa` inside it is
+    // a second RDom in that update.
+    Var x("x");
+    RDom ra(0, 5, "ra"), qa(100, 3, 0, 2, "qa");
+    ra.where(qa.x > 101);
+    Func f("blurry");
+    f(x) = 0;
+    expect_compile_error([&] { f(x) = f(x) + ra; }, {"blurry", "update 0", "ra", "qa"});
+
+    RDom rb(0, 5, "rb");
+    rb.where(qa.y > 0);  // qa.y has no counterpart in the one-dimensional rb
+    Func g("gee");
+    g(x) = 0;
+    expect_compile_error(
+        [&] {
+            g(x) = g(x) + rb;
+            (void)g.realize({1});
+        },
+        {"gee", "update 0", "rb", "qa"});
+
+    // Legal: a predicate on the update's own RDom (5 + 6 + 7 = 18 for q in [5, 8)).
+    RDom rc(0, 8, "rc");
+    rc.where(rc >= 5);
+    Func h("hbuf");
+    h(x) = 0;
+    EXPECT_NO_THROW(h(x) = h(x) + rc);
+    EXPECT_EQ(values_1d(h, 0, 1), (std::vector<int32_t>{18}));
 }
 
 // A rejected definition leaves the Func as it was, so later legal definitions and

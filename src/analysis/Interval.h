@@ -1,0 +1,127 @@
+#pragma once
+// Symbolic interval analysis: the core of bounds inference (notes/seed002.md §5).
+//
+// `bounds_of_expr(e, scope)` returns an Interval [min, max] such that, for every
+// assignment of the variables in `scope` to values inside their intervals (and of every
+// other variable to any value), the value of `e` lies in [min, max]. The endpoints are
+// expressions over the variables that are NOT in scope (outer loop variables, Params,
+// buffer bounds); a variable that is not in the scope stands for itself (a point
+// interval [v, v]). An undefined endpoint means -infinity / +infinity.
+//
+// Soundness matters more than tightness, but the common affine cases of tiled loops stay
+// exact: x + c, x * c + d, x / c, x % c, clamps and min/max of affine terms.
+//
+// Overflow. Intervals are computed symbolically, on expressions. There are two regimes:
+//
+//  * int32 and int64 ("index types": coordinates and lowered index arithmetic). When an
+//    endpoint is symbolic, the analysis treats the arithmetic as arithmetic on
+//    mathematical integers: [a, b] + 1 is [a + 1, b + 1]. This is sound as long as the
+//    coordinates a pipeline actually computes stay inside the 32-bit range, which is the
+//    case for every window and buffer Tessera can address; the generated code evaluates
+//    bounds and indices in 64 bits. Whenever an endpoint is a constant, the mathematical
+//    result is computed exactly (128 bits) and, if it does not fit the type (so the value
+//    could wrap), the result is the type's full range. With constant intervals for all
+//    variables, the analysis is therefore exactly sound under wrap-around.
+//
+//  * every other type (int8, int16, all unsigned types, bool): arithmetic that can wrap
+//    (+, -, *, shifts, narrowing casts) is computed on constant bounds only: a symbolic
+//    endpoint is first replaced by the type's limit, the result is computed exactly, and if
+//    it could leave the type's range the result is the type's full range. Operations that
+//    cannot wrap (min, max, select, division by a positive constant, modulo) keep symbolic
+//    endpoints.
+//
+// Floats: only constant intervals of non-NaN values are tracked (constants, casts of
+// integer intervals, and +, -, *, min, max, select of such); a point interval [e, e] is
+// kept for expressions whose operands are all points. Anything else is unbounded (a NaN
+// lies in no interval).
+//
+// Func calls, image reads and Loads: the full range of the value's type when it is 16
+// bits or narrower (or bool), otherwise unbounded. (Their values are not analysed; a
+// data-dependent index must be clamped.)
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace tessera::analysis {
+
+/** A closed interval [min, max] of values of one type (for a vector expression: the
+ * element type, covering every lane). An undefined min is -infinity, an undefined max is
+ * +infinity. An interval whose min is greater than its max is empty. */
+struct Interval {
+    Expr min, max;
+
+    Interval() = default;
+    Interval(Expr mn, Expr mx) : min(std::move(mn)), max(std::move(mx)) {}
+
+    /** (-infinity, +infinity). */
+    static Interval everything() { return Interval(); }
+    /** [e, e]. */
+    static Interval single_point(const Expr &e) { return Interval(e, e); }
+
+    bool has_lower_bound() const { return min.defined(); }
+    bool has_upper_bound() const { return max.defined(); }
+    bool is_bounded() const { return min.defined() && max.defined(); }
+    bool is_everything() const { return !min.defined() && !max.defined(); }
+    /** min and max are the same expression (pointer-identical or structurally equal). */
+    bool is_single_point() const;
+    /** Both endpoints are integer (or bool) constants; their values in lo and hi. */
+    bool is_const(int64_t &lo, int64_t &hi) const;
+};
+
+/** Variable name -> interval, with shadowing (push hides an outer binding of the same
+ * name until the matching pop). */
+class Scope {
+public:
+    void push(const std::string &name, Interval interval);
+    void pop(const std::string &name);
+    /** The innermost binding of the name, or null. */
+    const Interval *lookup(const std::string &name) const;
+    bool contains(const std::string &name) const { return lookup(name) != nullptr; }
+    bool empty() const { return table_.empty(); }
+
+private:
+    std::map<std::string, std::vector<Interval>> table_;
+};
+
+/** Bounds of e when each variable in scope takes any value in its interval (see the top
+ * of this file). The endpoints are simplified. */
+Interval bounds_of_expr(const Expr &e, const Scope &scope = Scope());
+
+/** The smallest interval containing both (the hull): [min(a.min, b.min), max(a.max,
+ * b.max)], simplified; an unbounded side stays unbounded. */
+Interval interval_union(const Interval &a, const Interval &b);
+/** [max(a.min, b.min), min(a.max, b.max)], simplified; an unbounded side takes the other
+ * interval's endpoint. */
+Interval intersect(const Interval &a, const Interval &b);
+
+/** A multi-dimensional region: one interval per dimension. */
+using Box = std::vector<Interval>;
+/** Per-dimension hull. An empty box (no dimensions) is the identity, so boxes can be
+ * accumulated starting from Box(). Otherwise the boxes must have equal dimensions. */
+Box box_union(const Box &a, const Box &b);
+/** Per-dimension intersection (same dimensions). */
+Box box_intersect(const Box &a, const Box &b);
+
+// ---------------------------------------------------------------------------------------
+// Constant bounds (used by the simplifier to prove that arithmetic cannot wrap).
+
+/** Constant bounds of variables: name -> [lo, hi]. */
+using ConstBoundsScope = std::map<std::string, std::pair<int64_t, int64_t>>;
+
+/** Constant bounds [lo, hi] of an integer or bool expression that are sound under the
+ * exact semantics, wrap-around included: every value e can take lies in [lo, hi]. A
+ * variable ranges over its interval in `scope` if it has one and over its whole type
+ * otherwise (Param ranges are deliberately not used: the code that checks them must not
+ * be simplified away by them); when nothing better is known the result is the type's
+ * full range. Returns false for floats
+ * and when a bound is not representable in int64 (large uint64 values). The analysis is
+ * depth- and size-limited (beyond the limits it answers with the type's range), so it is
+ * cheap enough to call on every node. */
+bool const_bounds(const Expr &e, int64_t &lo, int64_t &hi);
+bool const_bounds(const Expr &e, const ConstBoundsScope &scope, int64_t &lo, int64_t &hi);
+
+}  // namespace tessera::analysis

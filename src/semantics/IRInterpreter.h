@@ -1,0 +1,94 @@
+#pragma once
+// The IR interpreter: executes a lowered pipeline (src/lower/Lower.h) on concrete buffers,
+// following the IR semantics of notes/seed002.md §3.2 with every stuck state made loud.
+//
+// * Fresh allocations are POISONED (ε_mem): every element carries a poison bit until it is
+//   stored to. Reading a poisoned element is allowed and yields a poisoned value. Poison
+//   propagates: the result of any operation with a poisoned operand is poisoned, except
+//   `select`, whose result is poisoned only if its condition or the operand it chooses is
+//   (lane by lane). Storing a poisoned value into an allocation is fine.
+// * Every Load and Store is bounds-checked against its allocation, or against the elements
+//   of the input/output buffer (strided, possibly with gaps). An access outside is an
+//   InternalError naming the buffer, the lane, the index and the valid range: lowering must
+//   never produce one (seed002 Theorem 2.1).
+// * A poisoned value used as a Load/Store index, a loop bound, an allocation extent, or an
+//   if/assert condition is an InternalError: control and indices must be computed from
+//   valid data (seed002 §7.4).
+// * A loop with a negative extent is an InternalError (lowered code checks RDom extents at
+//   start-up, so it never reaches such a loop).
+// * A false AssertStmt throws RuntimeError with the concatenated message (the compiled
+//   pipeline returns an error code there).
+// * After the run, no element of the output window (the output buffer) may hold poison:
+//   with RunOptions::poison_output the output starts poisoned, so a window point the code
+//   never writes is reported too.
+// * With RunOptions::prophecy, every annotated store is checked against the reference
+//   semantics (src/semantics/Prophecy.h documents exactly what is checked).
+//
+// Scalars and vectors (Ramp, Broadcast, lanes > 1 Loads, Stores and operators) are
+// evaluated lane by lane with the operators of src/semantics/Scalar.h. Parallel loops run
+// serially (seed002 §3.2: they have no separate semantics).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lower/Lower.h"
+#include "semantics/Prophecy.h"
+#include "semantics/Scalar.h"
+
+namespace tessera::semantics {
+
+/** The value of one pipeline argument, in the order of LoweredPipeline::args. */
+struct ArgValue {
+    /** InputBuffer and OutputBuffer arguments: the caller's memory. For an input that is a
+     * Buffer read by the algorithm (Argument::buffer), null means that Buffer itself. */
+    std::shared_ptr<ir::BufferData> buffer;
+    /** Param arguments: the value, of type `type` (converted to the Param's type as by a
+     * cast if the types differ). */
+    Scalar scalar{};
+    Type type;
+
+    static ArgValue of_buffer(std::shared_ptr<ir::BufferData> b);
+    static ArgValue of_int(int64_t v);     // Int(64)
+    static ArgValue of_uint(uint64_t v);   // UInt(64)
+    static ArgValue of_float(double v);    // Float(64)
+    static ArgValue of_scalar(Type t, Scalar v);
+};
+
+/** What a run observed (filled when RunOptions::stats is set). */
+struct RunStats {
+    int64_t stores = 0;           // element stores executed (one per lane)
+    int64_t poisoned_stores = 0;  // of which stored a poisoned value
+    int64_t loads = 0;            // element loads executed
+    int64_t poisoned_loads = 0;   // of which read a poisoned element
+    ProphecyStats prophecy;       // with RunOptions::prophecy
+};
+
+struct RunOptions {
+    /** Run the dynamic prophecy check (src/semantics/Prophecy.h). */
+    bool prophecy = false;
+    /** With `prophecy`: a Store without a provenance annotation is an InternalError
+     * (DESIGN.md: every store created by lowering carries one). */
+    bool require_provenance = true;
+    /** The output buffer starts poisoned (as if freshly allocated), so that window points
+     * the pipeline never writes are reported. If false it starts as the caller's data. */
+    bool poison_output = true;
+    /** After the run, an element of the output window holding poison is an InternalError. */
+    bool check_output_poison = true;
+    /** Filled at the end of a run that returns normally (may be null). */
+    RunStats *stats = nullptr;
+};
+
+/** Executes `p` with the given arguments (one per p.args, in order). Writes the output
+ * buffer. Throws RuntimeError where the pipeline's assertions fail (and for arguments
+ * that do not fit p.args), InternalError where the lowered code breaks an invariant
+ * above. */
+void run(const lower::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &options = {});
+
+/** Arguments for `p` taken from the algorithm objects: each Param's current value, the
+ * Buffer bound to each ImageParam, each Buffer read by the algorithm, and `output` for
+ * the output buffer. */
+std::vector<ArgValue> default_arguments(const lower::LoweredPipeline &p, std::shared_ptr<ir::BufferData> output);
+
+}  // namespace tessera::semantics

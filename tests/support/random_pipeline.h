@@ -1,0 +1,3 @@
+#pragma once
+#include "pipeline_corpus.h"
+namespace tessera::testing { struct RandomPipeline {}; }
