@@ -45,9 +45,9 @@ std::string loop_max(const std::string &func, int stage, const std::string &var)
 std::string dim_var_name(const ir::Definition &d, int i);
 
 /** Buffer descriptor variables of a pipeline argument (src/lower/Lower.h). */
-ir::Expr buffer_min(const std::string &buffer, int dim);
-ir::Expr buffer_extent(const std::string &buffer, int dim);
-ir::Expr buffer_stride(const std::string &buffer, int dim);
+Expr buffer_min(const std::string &buffer, int dim);
+Expr buffer_extent(const std::string &buffer, int dim);
+Expr buffer_stride(const std::string &buffer, int dim);
 
 // The passes, in the order lower() runs them (src/lower/Lower.cpp).
 

@@ -1,0 +1,115 @@
+// Checks made once on entry to a pipeline, before any value is computed: parameters in
+// their declared ranges, RDom extents not negative (notes/seed002.md §7.1), and every
+// input buffer covering the region the pipeline reads from it. A failing check stops the
+// pipeline with a message naming the buffer, the dimension, and the required and given
+// ranges; nothing is ever read out of bounds.
+
+#include <set>
+
+#include "analysis/Simplify.h"
+#include "ir/IRVisitor.h"
+#include "lower/Pipeline.h"
+#include "lower/RequiredRegion.h"
+
+namespace tessera::lower {
+
+using namespace ir;
+
+namespace {
+
+Expr str(const std::string &s) { return StringImm::make(s); }
+
+/** Every image read (Buffers and ImageParams) and every Param, in order of first use. */
+class Inputs : public IRVisitor {
+public:
+    std::vector<const Call *> images;
+    std::vector<std::shared_ptr<ParamData>> params;
+    using IRVisitor::include;
+
+protected:
+    void visit(const Call *op) override {
+        if (op->call_kind == CallKind::Image && seen_.insert(op->name).second) images.push_back(op);
+        IRVisitor::visit(op);
+    }
+    void visit(const Variable *op) override {
+        if (op->var_kind == VarKind::Param && seen_.insert(op->name).second) params.push_back(op->param);
+    }
+
+private:
+    std::set<std::string> seen_;
+};
+
+Stmt prepend(std::vector<Stmt> checks, const Stmt &s) {
+    checks.push_back(s);
+    return Block::make(checks);
+}
+
+// Insert checks after the leading lets (they may use the bounds those lets define).
+Stmt insert_after_lets(const Stmt &s, const std::vector<Stmt> &checks) {
+    if (const LetStmt *l = as<LetStmt>(s)) return LetStmt::make(l->name, l->value, insert_after_lets(l->body, checks));
+    return prepend(checks, s);
+}
+
+}  // namespace
+
+Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
+    std::vector<Stmt> startup;
+
+    // Parameter ranges.
+    Inputs inputs;
+    inputs.include(s);
+    for (const auto &p : inputs.params) {
+        Expr v = Variable::make_param(p);
+        if (p->min_value.defined())
+            startup.push_back(AssertStmt::make(GE::make(v, p->min_value),
+                                               {str("Param " + p->name + " is "), v, str(" but must be at least "),
+                                                p->min_value, str(" (set_range)")}));
+        if (p->max_value.defined())
+            startup.push_back(AssertStmt::make(LE::make(v, p->max_value),
+                                               {str("Param " + p->name + " is "), v, str(" but must be at most "),
+                                                p->max_value, str(" (set_range)")}));
+    }
+
+    // RDom extents: a negative extent is an error before any value is computed.
+    for (const FuncPlan &p : plan.funcs) {
+        for (size_t st = 1; st < p.defs.size(); st++) {
+            const Definition &d = p.defs[st];
+            if (!d.rdom) continue;
+            for (const auto &dim : d.rdom->dims) {
+                Expr ex = analysis::simplify(dim.extent);
+                const IntImm *c = as<IntImm>(ex);
+                if (c && c->value >= 0) continue;
+                startup.push_back(AssertStmt::make(
+                    GE::make(ex, IntImm::make(Int(32), 0)),
+                    {str("RDom " + d.rdom->name + " used in " + describe_definition(*p.func, int(st)) + " has extent "),
+                     ex, str(" in dimension " + dim.name + "; RDom extents must not be negative")}));
+            }
+        }
+    }
+
+    // Input buffers cover what is read.
+    std::vector<Stmt> coverage;
+    for (const Call *img : inputs.images) {
+        const int dims = int(img->args.size());
+        RequiredRegion r = required_region(s, img->name, dims, false);
+        for (int i = 0; i < dims; i++) {
+            const analysis::Interval &iv = r.box[size_t(i)];
+            if (!iv.is_bounded())
+                throw CompileError("Input buffer " + img->name + " is accessed in an unbounded way in dimension " +
+                                   std::to_string(i) + " by Func \"" + r.unbounded_by[size_t(i)] +
+                                   "\"; clamp the coordinates (for example with a boundary condition)");
+            Expr lo = analysis::simplify(iv.min), hi = analysis::simplify(iv.max);
+            Expr mn = buffer_min(img->name, i);
+            Expr mx = Sub::make(Add::make(mn, buffer_extent(img->name, i)), IntImm::make(Int(32), 1));
+            Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
+            coverage.push_back(AssertStmt::make(
+                ok, {str("Input buffer " + img->name + " is accessed at "), lo, str(" to "), hi,
+                     str(" in dimension " + std::to_string(i) + ", but it covers only "), mn, str(" to "), mx}));
+        }
+    }
+    if (!coverage.empty()) s = insert_after_lets(s, coverage);
+    if (!startup.empty()) s = prepend(startup, s);
+    return s;
+}
+
+}  // namespace tessera::lower

@@ -1,0 +1,26 @@
+#pragma once
+// The region of a Func or image that a statement touches: the box, per dimension, of the
+// coordinates of every read (and optionally write), over all iterations of the loops in
+// the statement. Variables bound outside the statement stay symbolic, so a region
+// computed inside a loop is per-iteration (notes/seed002.md §5.3: variables enclosing a
+// compute site stay symbolic).
+
+#include <string>
+#include <vector>
+
+#include "analysis/Interval.h"
+#include "ir/IR.h"
+
+namespace tessera::lower {
+
+struct RequiredRegion {
+    std::vector<analysis::Interval> box;  // empty if never touched
+    /** Per dimension: the Func whose definition made that dimension unbounded. */
+    std::vector<std::string> unbounded_by;
+    bool touched() const { return !box.empty(); }
+};
+
+/** Reads of the Func or image called `name` (and Provides to it if `writes`) in s. */
+RequiredRegion required_region(const ir::Stmt &s, const std::string &name, int dims, bool writes);
+
+}  // namespace tessera::lower
