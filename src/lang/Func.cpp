@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/IR.h"
+#include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "lang/Function.h"
 #include "lang/Names.h"
@@ -111,6 +112,8 @@ void freeze_callees(const FunctionData &f, const Definition &d) {
     for (const Expr &p : d.predicates) freeze.include(p);
 }
 
+void weaken_self_calls(const std::shared_ptr<FunctionData> &f, Definition &d);
+
 Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args, const Expr &value) {
     if (!f) throw CompileError("Definition of an undefined Func handle");
     if (!value.defined())
@@ -145,6 +148,7 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
     d.rdom = lang::find_rdom(*f, update_index + 1, args, value);
     lang::check_update_definition(*f, update_index, args, value, d.rdom, d.pure_dims);
     if (d.rdom) d.predicates = d.rdom->predicates;
+    weaken_self_calls(f, d);
     f->definitions.push_back(d);
     try {
         lang::check_unique_names(f, update_index + 1);
@@ -155,6 +159,34 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
     if (d.rdom) d.rdom->used = true;
     freeze_callees(*f, f->definitions.back());
     return Stage(f, update_index + 1);
+}
+
+// A self-reference in an update must not own the Func it refers to: the definition is
+// stored in that Func, and an owning pointer would form a cycle that is never freed. The
+// Func handle keeps the FunctionData alive while its definitions exist.
+class WeakenSelfCalls : public IRMutator {
+public:
+    explicit WeakenSelfCalls(const std::shared_ptr<FunctionData> &f) : f_(f) {}
+
+protected:
+    Expr visit(const Call *op, const Expr &self) override {
+        Expr e = IRMutator::visit(op, self);
+        const Call *c = as<Call>(e);
+        if (c->call_kind != CallKind::Func || c->func != f_ || c->func.use_count() == 0) return e;
+        auto weak = std::make_shared<Call>(*c);
+        weak->func = std::shared_ptr<FunctionData>(std::shared_ptr<void>(), f_.get());
+        return Expr(std::shared_ptr<const ExprNode>(std::move(weak)));
+    }
+
+private:
+    const std::shared_ptr<FunctionData> &f_;
+};
+
+void weaken_self_calls(const std::shared_ptr<FunctionData> &f, Definition &d) {
+    WeakenSelfCalls w(f);
+    for (Expr &a : d.args) a = w.mutate(a);
+    d.value = w.mutate(d.value);
+    for (Expr &p : d.predicates) p = w.mutate(p);
 }
 
 [[noreturn]] void undefined_func(const FunctionData &f, const char *what) {

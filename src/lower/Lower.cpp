@@ -50,9 +50,6 @@ std::vector<Argument> pipeline_arguments(const FunctionData &output, const Stmt 
                 params[op->name] = a;
             }
         }
-        void visit(const AssertStmt *op) override {
-            IRVisitor::visit(op);
-        }
     } collect;
     collect.include(s);
     std::vector<Argument> args = collect.buffers;
@@ -76,13 +73,13 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     Stmt s = schedule_functions(plan);
     s = bounds_inference(plan, s);
     s = add_image_checks(plan, s);
+    LoweredPipeline p;
+    p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening
     s = storage_flattening(plan, s);
     s = analysis::simplify(s);
 
-    LoweredPipeline p;
     p.name = output->name;
     p.output = output;
-    p.args = pipeline_arguments(*output, s);
     p.body = s;
     return p;
 }

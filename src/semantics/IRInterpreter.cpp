@@ -507,13 +507,14 @@ private:
         return all;
     }
 
-    void exec(Stmt s) {
+    void exec(const Stmt &stmt) {
         // Blocks are right-nested chains: walk them iteratively.
-        while (const Block *b = as<Block>(s)) {
+        const Stmt *cur = &stmt;
+        while (const Block *b = as<Block>(*cur)) {
             if (b->first.defined()) exec(b->first);
-            s = b->rest;
-            if (!s.defined()) return;
+            cur = &b->rest;
         }
+        const Stmt &s = *cur;
         if (!s.defined()) return;
         switch (s->kind) {
         case StmtKind::LetStmt: {
