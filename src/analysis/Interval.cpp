@@ -355,8 +355,9 @@ private:
         bool lo_c = const_int(a.min, lo), hi_c = const_int(a.max, hi);
         if ((lo_c && !fits(to, lo)) || (hi_c && !fits(to, hi))) return full(to);
         if (lo_c && hi_c) return Interval(make_const(to, lo), make_const(to, hi));
-        if (is_index_type(from) && is_index_type(to)) {
-            // int64 -> int32: the identity on the values the index-type regime assumes.
+        if (is_index_type(from) && is_index_type(to) && a.is_bounded()) {
+            // int64 -> int32: the identity on the values the index-type regime assumes. (A
+            // missing bound means any int64 value, which truncation can send anywhere.)
             Interval r;
             if (a.min.defined()) r.min = simplify(Cast::make(to, a.min));
             if (a.max.defined()) r.max = simplify(Cast::make(to, a.max));
@@ -437,6 +438,9 @@ private:
 #undef TESSERA_OPERANDS
         default: TESSERA_INTERNAL_ERROR("visit_arith");
         }
+        if (e->kind == ExprKind::Sub && !t.is_float() && equal(ea, eb)) {
+            return point(make_const(t, 0));  // x - x is 0 whatever x is (no dependency problem)
+        }
         Interval a = get(ea), b = get(eb);
         if (a.is_single_point() && b.is_single_point()) {
             Expr r;
@@ -469,6 +473,11 @@ private:
         if (careful) {
             a = constify(t, a);
             b = constify(t, b);
+        } else if ((e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Mul) &&
+                   (!a.is_bounded() || !b.is_bounded())) {
+            // A missing bound means "any value of the type" (an unknown Func value, or a
+            // result that could have wrapped): x + 1 can then wrap past any finite bound.
+            return full(t);
         }
         i128 c;
         switch (e->kind) {
@@ -479,10 +488,6 @@ private:
         case ExprKind::Mul: {
             if (b.is_single_point() && const_int(b.min, c)) return ep.finish(mul_const(ep, a, c));
             if (a.is_single_point() && const_int(a.min, c)) return ep.finish(mul_const(ep, b, c));
-            if (!a.is_bounded() || !b.is_bounded()) {
-                if (equal(ea, eb)) return ep.finish(Interval(ep.zero(), Expr()));  // a square
-                return full(t);
-            }
             if (too_big(a) || too_big(b)) return full(t);
             if (equal(ea, eb)) return ep.finish(square(ep, a));
             return ep.finish(corners(ep, a, b));
@@ -784,20 +789,14 @@ private:
             const Interval &a = args[0];
             if (!left) {
                 // floor(a / 2^k): monotone, cannot wrap.
-                Interval r;
-                Expr amount = make_const(op->args[1].type().element_of(), k);
-                if (k >= 64) amount = make_const(op->args[1].type().element_of(), t.bits);
+                Expr amount = make_const(Int(32), std::min<i128>(k, 64));
                 auto shr = [&](const Expr &x) {
                     return x.defined() ? simplify(Call::make_intrinsic(t, Intrinsic::ShiftRight, {x, amount}))
                                        : Expr();
                 };
-                if (op->args[1].type().element_of().is_uint() || k <= type_max(op->args[1].type())) {
-                    r = Interval(shr(a.min), shr(a.max));
-                    return r;
-                }
-                return full(t);
+                return Interval(shr(a.min), shr(a.max));
             }
-            if (k >= t.bits - (t.is_int() ? 1 : 0)) return full(t);
+            if (k >= t.bits - (t.is_int() ? 1 : 0) || (!is_careful(t) && !a.is_bounded())) return full(t);
             Interval a2 = is_careful(t) ? constify(t, a) : a;
             return ep.finish(mul_const(ep, a2, i128(1) << int(k)));
         }
@@ -869,6 +868,10 @@ public:
     void get(const Expr &e, i128 &lo, i128 &hi, int depth) {
         Type t = e.type().element_of();
         auto full = [&] {
+            if (t.is_float()) {
+                lo = hi = 0;  // never asked: callers only ask about integer and bool values
+                return;
+            }
             lo = type_min(t);
             hi = type_max(t);
         };
@@ -1053,10 +1056,6 @@ public:
                 lets_.emplace_back(op->name, l, h, true);
             } else {
                 lets_.emplace_back(op->name, 0, 0, false);
-            }
-            if (t.is_float()) {
-                lets_.pop_back();
-                return full();
             }
             get(op->body, lo, hi, depth + 1);
             lets_.pop_back();

@@ -20,15 +20,24 @@
 //    case for every window and buffer Tessera can address; the generated code evaluates
 //    bounds and indices in 64 bits. Whenever an endpoint is a constant, the mathematical
 //    result is computed exactly (128 bits) and, if it does not fit the type (so the value
-//    could wrap), the result is the type's full range. With constant intervals for all
-//    variables, the analysis is therefore exactly sound under wrap-around.
+//    could wrap), the result is unbounded. A missing bound means "any value of the type"
+//    (an unknown value, or a result that could have wrapped), so +, - and * with an
+//    operand that is not bounded on both sides give an unbounded result: max(f(x), 0) + 1
+//    has no lower bound, because f(x) may be INT32_MAX. Operations that cannot wrap (min,
+//    max, select, division by a positive constant, modulo) keep a one-sided bound. With
+//    constant intervals for all variables, the analysis is therefore exactly sound under
+//    wrap-around.
 //
 //  * every other type (int8, int16, all unsigned types, bool): arithmetic that can wrap
 //    (+, -, *, shifts, narrowing casts) is computed on constant bounds only: a symbolic
 //    endpoint is first replaced by the type's limit, the result is computed exactly, and if
 //    it could leave the type's range the result is the type's full range. Operations that
 //    cannot wrap (min, max, select, division by a positive constant, modulo) keep symbolic
-//    endpoints.
+//    endpoints. Results in these types are always bounded (by the type's range at worst).
+//
+// Whatever the type, an expression whose operands all have point intervals gets the
+// point interval of the expression itself ([x + 1, x + 1] for a variable x not in scope),
+// which is exact, wrap-around included.
 //
 // Floats: only constant intervals of non-NaN values are tracked (constants, casts of
 // integer intervals, and +, -, *, min, max, select of such); a point interval [e, e] is
@@ -36,8 +45,8 @@
 // lies in no interval).
 //
 // Func calls, image reads and Loads: the full range of the value's type when it is 16
-// bits or narrower (or bool), otherwise unbounded. (Their values are not analysed; a
-// data-dependent index must be clamped.)
+// bits or narrower, unsigned or bool; unbounded for int32, int64 and floats. (Their
+// values are not analysed; a data-dependent index must be clamped.)
 
 #include <cstdint>
 #include <map>
@@ -88,7 +97,9 @@ private:
 };
 
 /** Bounds of e when each variable in scope takes any value in its interval (see the top
- * of this file). The endpoints are simplified. */
+ * of this file). The endpoints are simplified. When a let in e binds a value whose bounds
+ * are not constants or variables, the endpoints keep it as a Let (of a fresh name derived
+ * from the let's) instead of copying the value into every use. */
 Interval bounds_of_expr(const Expr &e, const Scope &scope = Scope());
 
 /** The smallest interval containing both (the hull): [min(a.min, b.min), max(a.max,

@@ -654,7 +654,9 @@ private:
             if (m.kind == Memory::Kind::Allocation) m.data[size_t(pos)] = value;
             else store_scalar(m.type, m.buf->host + index * bytes, value);
             if (!m.poison.empty()) m.poison[size_t(pos)] = p;
-            stats_.stores++;
+            if (++stats_.stores == options_.max_stores)
+                throw WorkLimitExceeded("pipeline \"" + p_.name + "\" reached the limit of " +
+                                        std::to_string(options_.max_stores) + " stores");
             if (p) stats_.poisoned_stores++;
             if (!prophecy_) continue;
             if (!prov) {

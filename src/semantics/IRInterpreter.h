@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,16 @@ struct RunOptions {
     bool check_output_poison = true;
     /** Filled at the end of a run that returns normally (may be null). */
     RunStats *stats = nullptr;
+    /** Stop with WorkLimitExceeded after this many element stores (0: no limit). The
+     * interpreter is orders of magnitude slower than compiled code, and a default schedule
+     * that recomputes a reduction per consumer point can take minutes in it; tests over
+     * random programs bound their time with this and count the programs they skip. */
+    int64_t max_stores = 0;
+};
+
+/** Thrown by run() when RunOptions::max_stores is reached. Not a failure of the pipeline. */
+struct WorkLimitExceeded : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 /** Executes `p` with the given arguments (one per p.args, in order). Writes the output

@@ -463,6 +463,80 @@ TEST(BadInput, RDomBoundDependsOnAVar) {
     EXPECT_USER_ERROR(CompileError, flt, "fdom", "float32");
 }
 
+TEST(BadInput, UpdateVarsMustBeThePureDefinitionsVars) {
+    // An update's pure Vars are the pure definition's Vars, in the same positions.
+    auto swapped = [] {
+        Var x("x"), y("y");
+        Func f("swapped");
+        f(x, y) = x * 10 + y;
+        f(y, x) = f(y, x) * 2;
+    };
+    EXPECT_USER_ERROR(CompileError, swapped, "swapped", "update 0", "argument 0", "y", "x");
+    auto renamed = [] {
+        Var x("x"), z("z");
+        Func g("renamed");
+        g(x) = x;
+        g(z) = g(z) + z;
+    };
+    EXPECT_USER_ERROR(CompileError, renamed, "renamed", "update 0", "z", "x");
+    // A Var in two left-hand-side positions.
+    auto twice = [] {
+        Var x("x"), y("y");
+        Func f("twice");
+        f(x, y) = x + y;
+        f(x, x) = 0;
+    };
+    EXPECT_USER_ERROR(CompileError, twice, "twice", "update 0", "x", "argument 1");
+    // A Var used in the value but not on the left-hand side.
+    auto missing = [] {
+        Var x("x"), y("y");
+        Func f("not_on_lhs");
+        f(x, y) = x;
+        f(x, 0) = f(x, 0) + y;
+    };
+    EXPECT_USER_ERROR(CompileError, missing, "not_on_lhs", "update 0", "y");
+    // A self-call with the Vars in other positions (the separation rule).
+    auto moved = [] {
+        Var x("x"), y("y");
+        Func f("moved_self");
+        f(x, y) = x + y;
+        f(x, y) = f(y, x);
+    };
+    EXPECT_USER_ERROR(CompileError, moved, "moved_self", "update 0", "argument 0", "x");
+    // A Var nested inside a reduction argument of the left-hand side.
+    auto nested = [] {
+        Var x("x");
+        Func f("nested_lhs");
+        f(x) = 0;
+        f(x + 1) = 1;
+    };
+    EXPECT_USER_ERROR(CompileError, nested, "nested_lhs", "update 0", "x + 1");
+    // Legal: the pure definition's Vars in their positions, reduction dimensions elsewhere.
+    Var x("x"), y("y");
+    Func ok("legal_update");
+    ok(x, y) = x * 10 + y;
+    ok(x, y) = ok(x, y) * 2 + x;
+    ok(x, 0) = ok(x, 0) + 1;
+    Buffer<int32_t> out = ok.realize({3, 2});
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++) EXPECT_EQ(out(i, j), (i * 10 + j) * 2 + i + (j == 0 ? 1 : 0)) << i << ", " << j;
+}
+
+// docs/semantics.md §8 rule 2: all RVars of an update come from one RDom, including those of
+// its `where` predicates (otherwise the predicate would silently read the update's own RDom
+// variable of the same index).
+TEST(BadInput, WherePredicateWithAnotherRDomsRVar) {
+    auto f = [] {
+        Var x("x");
+        RDom r(0, 10, "own"), s(5, 3, "foreign");
+        r.where(s.x < 7);
+        Func g("mixed_rdoms");
+        g(x) = 0;
+        g(0) = g(0) + r.x;
+    };
+    EXPECT_USER_ERROR(CompileError, f, "mixed_rdoms", "update 0", "own", "foreign");
+}
+
 TEST(BadInput, NegativeRDomExtent) {
     auto f = [] {
         Param<int32_t> n("n_items", -3);

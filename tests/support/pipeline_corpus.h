@@ -440,24 +440,29 @@ inline CorpusPipeline argmax_select() {
 
 template<typename T>
 CorpusPipeline element_type(const char *name, uint64_t seed) {
-    Var x("x");
+    Var x("x"), k("k");
     auto in = make_input<T>("in", {16}, {-3}, seed, std::is_floating_point_v<T> ? Fill::Special : Fill::Bits, -50,
                             50);
     Func load("load");
     load(x) = in(clamp(x, -3, 12));
     Expr a = load(x), b = load(x + 1), c = load(x - 1);
-    Expr e = (a * b + Expr(std::numeric_limits<T>::max())) - c / (b - a) + c % (a - 7);
-    e = e + cast<T>(x) * Expr(T(101));
-    e = e + cast<T>(cast<int64_t>(a) * 1000003);
-    e = e - cast<T>(cast<uint8_t>(a) + cast<int8_t>(b));
-    e = select(a < b, e, -e);
-    e = max(e, Expr(std::numeric_limits<T>::lowest())) + (b - c) * (b - c);
+    const Expr big = Expr(std::numeric_limits<T>::max()), lowest = Expr(std::numeric_limits<T>::lowest());
+    // One operation per row k, so that each is compared on its own.
     Func out(name);
-    out(x) = e;
-    return {name, out, {-6}, {24},
-            "arithmetic in one element type on full-range data: wrap-around (integers), "
-            "inf/NaN/-0 (floats), division and modulo by zero, narrowing casts, mixed "
-            "int8/uint8 coercion, negation"};
+    out(x, k) = select(k == 0, a * b + big,                                   // wraps / overflows to inf
+                       k == 1, c / (b - a),                                   // division by zero
+                       k == 2, c % (a - 7),                                   // Euclidean / float modulo
+                       k == 3, cast<T>(x) * Expr(T(101)) - a,
+                       k == 4, cast<T>(cast<int64_t>(a) * 1000003),           // float->int saturates
+                       k == 5, cast<T>(cast<uint8_t>(a) + cast<int8_t>(b)),   // int8 + uint8 is int8
+                       k == 6, select(a < b, a - b, -(a - b)),                // negation of the minimum
+                       k == 7, max(a, lowest) + (b - c) * (b - c),
+                       k == 8, min(a, b) - max(b, c) * a,
+                       a + b + c);
+    return {name, out, {-6, 0}, {24, 10},
+            "each arithmetic operation of one element type on full-range data (row k): "
+            "wrap-around (integers), inf/NaN/-0 (floats), division and modulo by zero, narrowing "
+            "casts, mixed int8/uint8 coercion, negation"};
 }
 inline CorpusPipeline type_int8() { return element_type<int8_t>("type_int8", 130); }
 inline CorpusPipeline type_int16() { return element_type<int16_t>("type_int16", 131); }

@@ -38,11 +38,24 @@ sem::Scalar scalar_of(T v) {
     else return sem::make_uint(uint64_t(v));
 }
 
+// The value of a Scalar of type T. The representation must be canonical (docs of
+// semantics::Scalar): signed values sign-extended, unsigned and bool zero-extended, float32
+// exactly representable; a non-canonical result would be wrong as the operand of a later
+// operation even if it truncates to the right value.
 template<typename T>
 T value_of(sem::Scalar s) {
-    if constexpr (std::is_floating_point_v<T>) return T(s.f);
-    else if constexpr (std::is_signed_v<T>) return T(s.i);
-    else return T(s.u);
+    if constexpr (std::is_floating_point_v<T>) {
+        if (sizeof(T) == 4 && !std::isnan(s.f)) {
+            EXPECT_EQ(s.f, double(float(s.f))) << "float32 not rounded";
+        }
+        return T(s.f);
+    } else if constexpr (std::is_signed_v<T>) {
+        EXPECT_EQ(s.i, int64_t(T(s.i))) << "signed result not sign-extended: " << s.i;
+        return T(s.i);
+    } else {
+        EXPECT_EQ(s.u, uint64_t(T(s.u))) << "unsigned result not zero-extended: " << s.u;
+        return T(s.u);
+    }
 }
 
 // The result of `op` on two values of type T, through the scalar semantics.
@@ -296,12 +309,36 @@ TEST(Arithmetic, WrapAround) {
     Param<uint16_t> u16("u16v", 65535);
     EXPECT_EQ(eval0<uint16_t>(Expr(u16) * Expr(u16)), 1);
 
+    // A wrapped result used as an operand: the comparison sees the wrapped value.
+    i8.set(127);
+    EXPECT_EQ(eval0<bool>(Expr(i8) + 1 < 0), true);
+    EXPECT_EQ(eval0<int8_t>((Expr(i8) + 1) / 2), -64);
+    u8.set(0);
+    EXPECT_EQ(eval0<bool>(Expr(u8) - 1 > 200), true);
+    EXPECT_EQ(eval0<uint8_t>((Expr(u8) - 1) / 2), 127);
+    i32.set(INT32_MAX);
+    EXPECT_EQ(eval0<int32_t>(max(Expr(i32) + 1, 0)), 0);
+
     // int32 overflow inside a Func over a grid: x * 2^30 wraps.
     Var x("x");
     Func f("wraps");
     f(x) = x * 1073741824;
     Buffer<int32_t> out = f.realize({4});
     for (int i = 0; i < 4; i++) EXPECT_EQ(out(i), wrap<int32_t>(i128(i) * 1073741824)) << i;
+}
+
+// docs/semantics.md §7.2: an RDom variable takes the values min + t, t = 0 ... extent-1,
+// computed in int32 (wrapping), even when min + extent passes INT32_MAX.
+TEST(Arithmetic, RDomValuesWrapInInt32) {
+    Var x("x");
+    Func count("count"), last("last");
+    RDom r(INT32_MAX - 2, 5, "near_max");
+    count(x) = 0;
+    count(0) = count(0) + 1 + r.x * 0;
+    last(x) = 0;
+    last(0) = r.x;
+    EXPECT_EQ(Buffer<int32_t>(count.realize({1}))(0), 5);
+    EXPECT_EQ(Buffer<int32_t>(last.realize({1}))(0), INT32_MIN + 1);
 }
 
 // --------------------------------------------------------------------------------------

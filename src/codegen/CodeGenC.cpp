@@ -1,0 +1,1172 @@
+#include "codegen/CodeGenC.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/Runtime.h"
+#include "ir/Check.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "semantics/Scalar.h"
+#include "tessera/Error.h"
+
+namespace tessera::codegen {
+
+using namespace tessera::ir;
+namespace sem = tessera::semantics;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Names and literals
+
+bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_char(char c) { return is_ascii_alpha(c) || is_ascii_digit(c) || c == '_'; }
+
+bool starts_with(const std::string &s, const std::string &p) { return s.compare(0, p.size(), p) == 0; }
+bool ends_with(const std::string &s, const std::string &p) {
+    return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+const std::set<std::string> &reserved_identifiers() {
+    static const std::set<std::string> words = {
+        // C (C89 to C23)
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+        "union", "unsigned", "void", "volatile", "while", "alignas", "alignof", "bool", "constexpr",
+        "false", "nullptr", "static_assert", "thread_local", "true", "typeof", "typeof_unqual",
+        // C++ (the generated header declares the parameter names)
+        "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t",
+        "class", "co_await", "co_return", "co_yield", "compl", "concept", "consteval", "constinit",
+        "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend",
+        "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq",
+        "private", "protected", "public", "reinterpret_cast", "requires", "static_cast",
+        "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t",
+        "xor", "xor_eq", "main",
+        // Macros and objects of the included headers and predefined GNU macros
+        "NULL", "EOF", "NAN", "INFINITY", "BUFSIZ", "errno", "stdin", "stdout", "stderr",
+        "assert", "offsetof", "linux", "unix", "i386", "math_errhandling", "isnan", "isinf",
+        "isfinite", "signbit", "fpclassify", "isnormal",
+        // Library functions the generated code calls
+        "malloc", "free", "memcpy", "snprintf", "fprintf", "fputs",
+        "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf", "cos", "cosf",
+        "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "atan2", "atan2f", "sinh",
+        "sinhf", "cosh", "coshf", "tanh", "tanhf", "asinh", "asinhf", "acosh", "acoshf", "atanh",
+        "atanhf", "floor", "floorf", "ceil", "ceilf", "rint", "rintf", "trunc", "truncf", "fma",
+        "fmaf", "fabs", "fabsf",
+    };
+    return words;
+}
+
+bool all_capitals_with_underscore(const std::string &s) {
+    bool underscore = false;
+    for (char c : s) {
+        if (c >= 'a' && c <= 'z') return false;
+        if (c == '_') underscore = true;
+    }
+    return underscore;
+}
+
+// A C string literal; '?' is escaped so that no trigraph can form.
+std::string c_string_literal(const std::string &s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '"': out += "\\\""; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '?': out += "\\?"; break;
+        default:
+            if (c < 0x20 || c >= 0x7f) {
+                char buf[8];
+                std::snprintf(buf, sizeof(buf), "\\%03o", unsigned(c));
+                out += buf;
+            } else {
+                out += char(c);
+            }
+        }
+    }
+    return out + "\"";
+}
+
+// Text that is safe inside a /* */ comment.
+std::string comment_text(const std::string &s) {
+    std::string t;
+    for (unsigned char c : s) t += (c == '\n' || c == '\r' || c == '\t') ? ' ' : (c < 0x20 || c >= 0x7f) ? '?' : char(c);
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (const char *bad : {"*/", "/*", "??"}) {
+            size_t p = t.find(bad);
+            if (p != std::string::npos) {
+                t.insert(p + 1, " ");
+                changed = true;
+            }
+        }
+    }
+    return t;
+}
+
+std::string int_literal(Type t, int64_t v) {
+    const std::string s = std::to_string(v);
+    switch (t.bits) {
+    case 32:
+        if (v == INT32_MIN) return "(-2147483647 - 1)";
+        return v < 0 ? "(" + s + ")" : s;
+    case 64:
+        if (v == INT64_MIN) return "((int64_t)-9223372036854775807 - 1)";
+        return v < 0 ? "((int64_t)" + s + ")" : "(int64_t)" + s;
+    default: return v < 0 ? "(" + c_type_name(t) + ")(" + s + ")" : "(" + c_type_name(t) + ")" + s;
+    }
+}
+
+std::string uint_literal(Type t, uint64_t v) {
+    const std::string s = std::to_string(v);
+    if (t.is_bool()) return v ? "(uint8_t)1" : "(uint8_t)0";
+    switch (t.bits) {
+    case 32: return s + "u";
+    case 64: return "(uint64_t)" + s + (v > 0xFFFFFFFFull ? "ull" : "u");
+    default: return "(" + c_type_name(t) + ")" + s;
+    }
+}
+
+std::string float_literal(Type t, double v) {
+    const bool f32 = t.bits == 32;
+    if (std::isnan(v)) return f32 ? "NAN" : "(double)NAN";
+    if (std::isinf(v)) {
+        if (v > 0) return f32 ? "INFINITY" : "(double)INFINITY";
+        return f32 ? "(-INFINITY)" : "(-(double)INFINITY)";
+    }
+    // The shortest decimal that reads back as the same value.
+    char buf[64];
+    for (int prec = 1; prec <= 17; prec++) {
+        std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (f32 ? std::strtof(buf, nullptr) == float(v) : std::strtod(buf, nullptr) == v) break;
+    }
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    if (f32) s += "f";
+    if (s[0] == '-') s = "(" + s + ")";
+    return s;
+}
+
+bool is_lvalue_name(const std::string &s) {
+    if (s.empty() || !(is_ascii_alpha(s[0]) || s[0] == '_')) return false;
+    for (char c : s) {
+        if (!(is_ident_char(c) || c == '[' || c == ']')) return false;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Free variables and used buffers of the pipeline body
+
+class UseCollector : public IRVisitor {
+public:
+    std::set<std::string> free_vars, free_buffers;
+
+protected:
+    std::map<std::string, int> bound_vars_, bound_buffers_;
+
+    void visit(const Variable *op) override {
+        if (bound_vars_[op->name] == 0) free_vars.insert(op->name);
+    }
+    void visit(const Let *op) override {
+        include(op->value);
+        bound_vars_[op->name]++;
+        include(op->body);
+        bound_vars_[op->name]--;
+    }
+    void visit(const LetStmt *op) override {
+        include(op->value);
+        bound_vars_[op->name]++;
+        include(op->body);
+        bound_vars_[op->name]--;
+    }
+    void visit(const For *op) override {
+        include(op->min);
+        include(op->extent);
+        bound_vars_[op->name]++;
+        include(op->body);
+        bound_vars_[op->name]--;
+    }
+    void visit(const Load *op) override {
+        if (bound_buffers_[op->buffer] == 0) free_buffers.insert(op->buffer);
+        include(op->index);
+    }
+    void visit(const Store *op) override {
+        if (bound_buffers_[op->buffer] == 0) free_buffers.insert(op->buffer);
+        include(op->value);
+        include(op->index);
+    }
+    void visit(const Allocate *op) override {
+        for (const Expr &e : op->extents) include(e);
+        bound_buffers_[op->name]++;
+        include(op->body);
+        bound_buffers_[op->name]--;
+    }
+};
+
+// ---------------------------------------------------------------------------------------
+// The emitter
+
+using Lanes = std::vector<std::string>;
+
+struct VarBinding {
+    std::string ident;  // a C array of `type.lanes` elements for a vector
+    Type type;
+};
+
+struct BufBinding {
+    std::string ident;
+    Type type;  // element type
+    bool writable;
+};
+
+class Emitter {
+public:
+    Emitter(const lower::LoweredPipeline &p, const CodeGenOptions &o) : p_(p) {
+        fn_ = c_function_name(p, o);
+        scopes_.emplace_back();
+        for (const lower::Argument &a : p.args) {
+            ArgNames n;
+            if (a.kind == lower::Argument::Kind::Param) {
+                n.ident = name_var(a.name);
+            } else {
+                n.ident = name_buffer(a.name);
+                n.descriptor = issue(n.ident + "_buffer");
+            }
+            scopes_[0].insert(n.ident);
+            if (!n.descriptor.empty()) scopes_[0].insert(n.descriptor);
+            arg_names_.push_back(n);
+        }
+    }
+
+    std::string signature() const {
+        std::string s = "int " + fn_ + "(";
+        for (size_t i = 0; i < p_.args.size(); i++) {
+            const lower::Argument &a = p_.args[i];
+            if (i > 0) s += ", ";
+            switch (a.kind) {
+            case lower::Argument::Kind::InputBuffer: s += "const tessera_buffer_t *" + arg_names_[i].descriptor; break;
+            case lower::Argument::Kind::OutputBuffer: s += "tessera_buffer_t *" + arg_names_[i].descriptor; break;
+            case lower::Argument::Kind::Param: s += c_type_name(a.type) + " " + arg_names_[i].ident; break;
+            }
+        }
+        if (p_.args.empty()) s += "void";
+        return s + ")";
+    }
+
+    std::string argument_comment() const {
+        std::string s = "/* Arguments, in order:\n";
+        for (size_t i = 0; i < p_.args.size(); i++) {
+            const lower::Argument &a = p_.args[i];
+            s += " *   ";
+            switch (a.kind) {
+            case lower::Argument::Kind::InputBuffer:
+                s += arg_names_[i].descriptor + ": input buffer \"" + comment_text(a.name) + "\", " +
+                     a.type.to_string() + ", " + std::to_string(a.dimensions) + " dimension(s)";
+                break;
+            case lower::Argument::Kind::OutputBuffer:
+                s += arg_names_[i].descriptor + ": output buffer \"" + comment_text(a.name) + "\", " +
+                     a.type.to_string() + ", " + std::to_string(a.dimensions) + " dimension(s)";
+                break;
+            case lower::Argument::Kind::Param:
+                s += arg_names_[i].ident + ": parameter \"" + comment_text(a.name) + "\", " + a.type.to_string();
+                break;
+            }
+            s += "\n";
+        }
+        return s + " * Returns TESSERA_SUCCESS (0) or an error code after calling tessera_error_handler. */\n";
+    }
+
+    std::string argv_wrapper() const {
+        std::string s = "int " + fn_ + "_argv(void **args) {\n";
+        if (p_.args.empty()) s += "    (void)args;\n";
+        s += "    return " + fn_ + "(";
+        for (size_t i = 0; i < p_.args.size(); i++) {
+            const lower::Argument &a = p_.args[i];
+            if (i > 0) s += ", ";
+            const std::string ai = "args[" + std::to_string(i) + "]";
+            switch (a.kind) {
+            case lower::Argument::Kind::InputBuffer: s += "(const tessera_buffer_t *)" + ai; break;
+            case lower::Argument::Kind::OutputBuffer: s += "(tessera_buffer_t *)" + ai; break;
+            case lower::Argument::Kind::Param: s += "*(const " + c_type_name(a.type) + " *)" + ai; break;
+            }
+        }
+        return s + ");\n}\n";
+    }
+
+    const std::string &function_name() const { return fn_; }
+
+    std::string source() {
+        TESSERA_INTERNAL_ASSERT(p_.body.defined(), "pipeline " << p_.name << " has no body");
+        // Which descriptor variables, parameters and buffer pointers the body uses.
+        UseCollector uses;
+        uses.include(p_.body);
+
+        // Function-scope bindings.
+        std::ostringstream entry;
+        const int output_index = find_output();
+        for (size_t i = 0; i < p_.args.size(); i++) {
+            const lower::Argument &a = p_.args[i];
+            const ArgNames &n = arg_names_[i];
+            if (a.kind == lower::Argument::Kind::Param) {
+                vars_[a.name].push_back(VarBinding{n.ident, a.type});
+                if (!uses.free_vars.count(a.name)) entry << "    (void)" << n.ident << ";\n";
+                continue;
+            }
+            TESSERA_INTERNAL_ASSERT(a.type.is_scalar(), "buffer " << a.name << " of vector type");
+            entry << "    if (" << helpers_.use("tessera_check_buffer") << "(" << n.descriptor << ", "
+                  << c_string_literal(a.name) << ", " << type_code_macro(a.type) << ", " << int(a.type.bits) << ", "
+                  << a.dimensions << ")) return TESSERA_ERROR_BAD_BUFFER;\n";
+        }
+        if (output_index >= 0) {
+            const lower::Argument &out = p_.args[output_index];
+            for (size_t i = 0; i < p_.args.size(); i++) {
+                const lower::Argument &a = p_.args[i];
+                if (a.kind != lower::Argument::Kind::InputBuffer) continue;
+                entry << "    if (" << helpers_.use("tessera_check_overlap") << "("
+                      << arg_names_[output_index].descriptor << ", " << c_string_literal(out.name) << ", "
+                      << out.type.bytes() << ", " << arg_names_[i].descriptor << ", " << c_string_literal(a.name)
+                      << ", " << a.type.bytes() << ")) return TESSERA_ERROR_BUFFER_OVERLAP;\n";
+            }
+        }
+        for (size_t i = 0; i < p_.args.size(); i++) {
+            const lower::Argument &a = p_.args[i];
+            const ArgNames &n = arg_names_[i];
+            if (a.kind == lower::Argument::Kind::Param) continue;
+            const bool writable = a.kind == lower::Argument::Kind::OutputBuffer;
+            bufs_[a.name].push_back(BufBinding{n.ident, a.type, writable});
+            if (uses.free_buffers.count(a.name)) {
+                const std::string ct = c_type_name(a.type);
+                const std::string q = writable ? "" : "const ";
+                entry << "    " << q << ct << " *restrict " << n.ident << " = (" << q << ct << " *)" << n.descriptor
+                      << "->host;\n";
+            }
+            for (int d = 0; d < a.dimensions; d++) {
+                struct Field {
+                    const char *ir, *c;
+                    Type t;
+                } fields[] = {{"min", "min", Int(32)}, {"extent", "extent", Int(32)}, {"stride", "stride", Int(64)}};
+                for (const Field &f : fields) {
+                    const std::string name = a.name + "." + f.ir + "." + std::to_string(d);
+                    if (!uses.free_vars.count(name)) continue;
+                    const std::string id = declare_var(name, f.t);
+                    entry << "    const " << c_type_name(f.t) << " " << id << " = " << n.descriptor << "->dim[" << d
+                          << "]." << f.c << ";\n";
+                }
+            }
+        }
+
+        indent_ = 1;
+        emit_stmt(p_.body);
+
+        // Assemble the file.
+        std::ostringstream fn;
+        fn << argument_comment();
+        fn << signature() << " {\n";
+        if (uses_cleanup_) fn << "    int _status = TESSERA_SUCCESS;\n";
+        for (const auto &alloc : allocations_) fn << "    " << alloc << "\n";
+        fn << entry.str();
+        fn << body_.str();
+        fn << "    return TESSERA_SUCCESS;\n";
+        if (uses_cleanup_) {
+            fn << "tessera_cleanup:\n";
+            for (const auto &id : allocation_idents_) fn << "    free(" << id << ");\n";
+            fn << "    return _status;\n";
+        }
+        fn << "}\n";
+
+        std::ostringstream file;
+        file << "/* Generated by Tessera from pipeline \"" << comment_text(p_.name) << "\": " << fn_ << "(), "
+             << fn_ << "_argv(). Do not edit. */\n";
+        file << c_prelude_text() << "\n";
+        file << helpers_.definitions();
+        file << fn.str() << "\n";
+        file << "/* " << fn_ << " with its arguments passed as an array of pointers: args[i] points to the\n"
+             << " * tessera_buffer_t of a buffer argument or to the value of a scalar argument. */\n";
+        file << argv_wrapper();
+        return file.str();
+    }
+
+    std::string header() const {
+        const std::string guard = "TESSERA_PIPELINE_" + fn_ + "_H";
+        std::ostringstream h;
+        h << "/* Generated by Tessera from pipeline \"" << comment_text(p_.name) << "\". Do not edit. */\n";
+        h << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+        h << runtime_header_text() << "\n";
+        h << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+        h << argument_comment();
+        h << signature() << ";\n\n";
+        h << "/* " << fn_ << " with its arguments passed as an array of pointers: args[i] points to the\n"
+          << " * tessera_buffer_t of a buffer argument or to the value of a scalar argument. */\n";
+        h << "int " << fn_ << "_argv(void **args);\n\n";
+        h << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
+        return h.str();
+    }
+
+private:
+    struct ArgNames {
+        std::string ident;       // the Param, or the host pointer of a buffer
+        std::string descriptor;  // the tessera_buffer_t parameter of a buffer
+    };
+
+    const lower::LoweredPipeline &p_;
+    std::string fn_;
+    std::vector<ArgNames> arg_names_;
+
+    // Identifiers: every identifier issued in the function, the canonical identifier of
+    // each IR variable and buffer name, and the identifiers declared in each open C block.
+    std::set<std::string> issued_;
+    std::map<std::string, std::string> canon_var_, canon_buf_;
+    std::vector<std::set<std::string>> scopes_;
+
+    // What IR names mean at the current point.
+    std::map<std::string, std::vector<VarBinding>> vars_;
+    std::map<std::string, std::vector<BufBinding>> bufs_;
+
+    // Expressions already computed into temporaries, per statement (a new level inside a
+    // Let body, whose variable may change the meaning of the same node).
+    std::vector<std::unordered_map<const ExprNode *, Lanes>> cache_;
+
+    std::ostringstream body_;
+    int indent_ = 1;
+    int next_temp_ = 0;
+    HelperSet helpers_;
+    bool uses_cleanup_ = false;
+    std::vector<std::string> allocations_;        // function-scope declarations
+    std::vector<std::string> allocation_idents_;  // freed at tessera_cleanup
+
+    // --- identifiers -------------------------------------------------------------------
+
+    std::string issue(const std::string &base) {
+        std::string id = base;
+        for (int k = 1; issued_.count(id); k++) id = base + "_" + std::to_string(k);
+        issued_.insert(id);
+        return id;
+    }
+
+    std::string name_var(const std::string &ir_name) {
+        auto it = canon_var_.find(ir_name);
+        if (it != canon_var_.end()) return it->second;
+        return canon_var_[ir_name] = issue(sanitize_identifier(ir_name));
+    }
+
+    std::string name_buffer(const std::string &ir_name) {
+        auto it = canon_buf_.find(ir_name);
+        if (it != canon_buf_.end()) return it->second;
+        return canon_buf_[ir_name] = issue(sanitize_identifier(ir_name));
+    }
+
+    bool visible(const std::string &id) const {
+        for (const auto &s : scopes_)
+            if (s.count(id)) return true;
+        return false;
+    }
+
+    // An identifier for a new binding of `ir_name` in the current C block: its canonical
+    // identifier unless that is visible here (C would see the outer one, or reject a
+    // redeclaration), else a fresh one.
+    std::string declare(const std::string &canonical) {
+        std::string id = visible(canonical) ? issue(canonical) : canonical;
+        scopes_.back().insert(id);
+        return id;
+    }
+
+    std::string declare_var(const std::string &ir_name, Type t) {
+        const std::string id = declare(name_var(ir_name));
+        vars_[ir_name].push_back(VarBinding{id, t});
+        return id;
+    }
+
+    // --- output ------------------------------------------------------------------------
+
+    void line(const std::string &s) {
+        for (int i = 0; i < indent_; i++) body_ << "    ";
+        body_ << s << "\n";
+    }
+
+    void open_block(const std::string &head) {
+        line(head + " {");
+        indent_++;
+        scopes_.emplace_back();
+    }
+
+    void close_block(const std::string &tail = "}") {
+        scopes_.pop_back();
+        indent_--;
+        line(tail);
+    }
+
+    std::string temp(Type t, const std::string &rhs) {
+        const std::string id = "_t" + std::to_string(next_temp_++);
+        line("const " + c_type_name(t) + " " + id + " = " + rhs + ";");
+        return id;
+    }
+
+    std::string lvalue(Type t, const std::string &x) { return is_lvalue_name(x) ? x : temp(t, x); }
+
+    void fail_to(const std::string &code, const std::string &message_var_or_literal) {
+        uses_cleanup_ = true;
+        line("_status = " + helpers_.use("tessera_report_error") + "(" + code + ", " + message_var_or_literal + ");");
+        line("goto tessera_cleanup;");
+    }
+
+    int find_output() const {
+        for (size_t i = 0; i < p_.args.size(); i++)
+            if (p_.args[i].kind == lower::Argument::Kind::OutputBuffer) return int(i);
+        return -1;
+    }
+
+    static std::string type_code_macro(Type t) {
+        switch (t.code) {
+        case TypeCode::Int: return "TESSERA_TYPE_INT";
+        case TypeCode::UInt: return "TESSERA_TYPE_UINT";
+        case TypeCode::Float: return "TESSERA_TYPE_FLOAT";
+        case TypeCode::Bool: return "TESSERA_TYPE_BOOL";
+        }
+        return "?";
+    }
+
+    // --- expressions -------------------------------------------------------------------
+
+    std::string scalar(const Expr &e) {
+        Lanes l = emit(e);
+        TESSERA_INTERNAL_ASSERT(l.size() == 1, "expected a scalar, got " << to_string(e));
+        return l[0];
+    }
+
+    Lanes emit(const Expr &e) {
+        TESSERA_INTERNAL_ASSERT(e.defined(), "undefined expression in a lowered pipeline");
+        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
+            auto hit = it->find(e.get());
+            if (hit != it->end()) return hit->second;
+            break;  // only the innermost level: see cache_
+        }
+        Lanes l = emit_uncached(e);
+        TESSERA_INTERNAL_ASSERT(int(l.size()) == e.type().lanes,
+                                "lanes of " << to_string(e) << ": " << l.size() << " vs " << e.type().lanes);
+        if (!cache_.empty()) cache_.back()[e.get()] = l;
+        return l;
+    }
+
+    Lanes per_lane(Type t, const std::function<std::string(int)> &rhs) {
+        Lanes out;
+        for (int i = 0; i < t.lanes; i++) out.push_back(temp(t.element_of(), rhs(i)));
+        return out;
+    }
+
+    static std::string lane(const Lanes &l, int i) { return l.size() == 1 ? l[0] : l[i]; }
+
+    std::string cast_rhs(Type to, Type from, const std::string &x) {
+        if (to == from) return x;
+        const std::string T = c_type_name(to);
+        if (to.is_bool()) return "(uint8_t)(" + x + " != 0)";
+        if (from.is_bool()) return "(" + T + ")" + x;
+        if (from.is_float()) {
+            if (to.is_float()) return "(" + T + ")" + x;
+            const std::string arg = from.bits == 32 ? "(double)" + x : x;
+            return helpers_.use("tessera_sat_" + type_suffix(to)) + "(" + arg + ")";
+        }
+        return "(" + T + ")" + x;  // int -> int (wraps), int -> float (rounds to nearest even)
+    }
+
+    // a op b in the type t, wrapping: computed in uint32_t or uint64_t (no promotion to a
+    // signed int) and converted back.
+    std::string wrap_rhs(Type t, const char *op, const std::string &a, const std::string &b) {
+        if (t.is_uint() && t.bits >= 32) return a + " " + op + " " + b;
+        const std::string W = t.bits <= 32 ? "uint32_t" : "uint64_t";
+        // "(int64_t)17" is cast as "(uint64_t)17", not "(uint64_t)(int64_t)17".
+        auto widen = [&](const std::string &x) {
+            const std::string prefix = "(" + c_type_name(t) + ")";
+            if (starts_with(x, prefix) && x.size() > prefix.size() &&
+                x.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
+                return "(" + W + ")" + x.substr(prefix.size());
+            return "(" + W + ")" + x;
+        };
+        return "(" + c_type_name(t) + ")(" + widen(a) + " " + op + " " + widen(b) + ")";
+    }
+
+    std::string binary_rhs(ExprKind k, Type t, const std::string &a, const std::string &b) {
+        auto cmp = [&](const char *op) { return "(uint8_t)(" + a + " " + op + " " + b + ")"; };
+        switch (k) {
+        case ExprKind::EQ: return cmp("==");
+        case ExprKind::NE: return cmp("!=");
+        case ExprKind::LT: return cmp("<");
+        case ExprKind::LE: return cmp("<=");
+        case ExprKind::GT: return cmp(">");
+        case ExprKind::GE: return cmp(">=");
+        case ExprKind::Min:
+            if (t.is_bool()) return "(uint8_t)(" + a + " & " + b + ")";
+            return a + " < " + b + " ? " + a + " : " + b;
+        case ExprKind::Max:
+            if (t.is_bool()) return "(uint8_t)(" + a + " | " + b + ")";
+            return a + " > " + b + " ? " + a + " : " + b;
+        case ExprKind::And:
+            TESSERA_INTERNAL_ASSERT(t.is_bool(), "&& on " << t.to_string());
+            return "(uint8_t)(" + a + " & " + b + ")";
+        case ExprKind::Or:
+            TESSERA_INTERNAL_ASSERT(t.is_bool(), "|| on " << t.to_string());
+            return "(uint8_t)(" + a + " | " + b + ")";
+        default: break;
+        }
+        TESSERA_INTERNAL_ASSERT(!t.is_bool(), "arithmetic on bool");
+        if (t.is_float()) {
+            switch (k) {
+            case ExprKind::Add: return a + " + " + b;
+            case ExprKind::Sub: return a + " - " + b;
+            case ExprKind::Mul: return a + " * " + b;
+            case ExprKind::Div: return a + " / " + b;
+            case ExprKind::Mod: return helpers_.use("tessera_mod_" + type_suffix(t)) + "(" + a + ", " + b + ")";
+            default: break;
+            }
+        } else {
+            switch (k) {
+            case ExprKind::Add: return wrap_rhs(t, "+", a, b);
+            case ExprKind::Sub: return wrap_rhs(t, "-", a, b);
+            case ExprKind::Mul: return wrap_rhs(t, "*", a, b);
+            case ExprKind::Div: return helpers_.use("tessera_div_" + type_suffix(t)) + "(" + a + ", " + b + ")";
+            case ExprKind::Mod: return helpers_.use("tessera_mod_" + type_suffix(t)) + "(" + a + ", " + b + ")";
+            default: break;
+            }
+        }
+        TESSERA_INTERNAL_ERROR("binary operator " << int(k) << " on " << t.to_string());
+    }
+
+    Lanes emit_binary(ExprKind k, Type t, const Expr &a, const Expr &b) {
+        Lanes la = emit(a), lb = emit(b);
+        const Type ot = a.type().element_of();
+        return per_lane(t, [&](int i) { return binary_rhs(k, ot, lane(la, i), lane(lb, i)); });
+    }
+
+    static std::string math_name(Intrinsic op, Type t) {
+        std::string base;
+        switch (op) {
+        case Intrinsic::Sqrt: base = "sqrt"; break;
+        case Intrinsic::Exp: base = "exp"; break;
+        case Intrinsic::Log: base = "log"; break;
+        case Intrinsic::Pow: base = "pow"; break;
+        case Intrinsic::Sin: base = "sin"; break;
+        case Intrinsic::Cos: base = "cos"; break;
+        case Intrinsic::Tan: base = "tan"; break;
+        case Intrinsic::Asin: base = "asin"; break;
+        case Intrinsic::Acos: base = "acos"; break;
+        case Intrinsic::Atan: base = "atan"; break;
+        case Intrinsic::Atan2: base = "atan2"; break;
+        case Intrinsic::Sinh: base = "sinh"; break;
+        case Intrinsic::Cosh: base = "cosh"; break;
+        case Intrinsic::Tanh: base = "tanh"; break;
+        case Intrinsic::Asinh: base = "asinh"; break;
+        case Intrinsic::Acosh: base = "acosh"; break;
+        case Intrinsic::Atanh: base = "atanh"; break;
+        case Intrinsic::Floor: base = "floor"; break;
+        case Intrinsic::Ceil: base = "ceil"; break;
+        case Intrinsic::Round: base = "rint"; break;  // half to even, as docs/semantics.md §3
+        case Intrinsic::Trunc: base = "trunc"; break;
+        case Intrinsic::Fma: base = "fma"; break;
+        default: return "";
+        }
+        return t.bits == 32 ? base + "f" : base;
+    }
+
+    Lanes emit_call(const Call *c) {
+        if (c->call_kind != CallKind::Intrinsic)
+            TESSERA_INTERNAL_ERROR("the call to \"" << c->name << "\" must be lowered to a Load before code generation");
+        const Type t = c->type;
+        const Type et = t.element_of();
+        std::vector<Lanes> args;
+        std::vector<Type> at;
+        for (const Expr &a : c->args) {
+            args.push_back(emit(a));
+            at.push_back(a.type().element_of());
+        }
+        auto arg = [&](size_t k, int i) {
+            TESSERA_INTERNAL_ASSERT(k < args.size(), "too few arguments of " << intrinsic_name(c->op));
+            return lane(args[k], i);
+        };
+        const std::string fname = math_name(c->op, et);
+        if (!fname.empty()) {
+            TESSERA_INTERNAL_ASSERT(et.is_float(), intrinsic_name(c->op) << " of type " << t.to_string());
+            return per_lane(t, [&](int i) {
+                std::string s = fname + "(";
+                for (size_t k = 0; k < args.size(); k++) s += (k ? ", " : "") + arg(k, i);
+                return s + ")";
+            });
+        }
+        switch (c->op) {
+        case Intrinsic::IsNan:
+            return per_lane(t, [&](int i) { return "(uint8_t)(isnan(" + arg(0, i) + ") != 0)"; });
+        case Intrinsic::IsInf:
+            return per_lane(t, [&](int i) { return "(uint8_t)(isinf(" + arg(0, i) + ") != 0)"; });
+        case Intrinsic::IsFinite:
+            return per_lane(t, [&](int i) { return "(uint8_t)(isfinite(" + arg(0, i) + ") != 0)"; });
+        case Intrinsic::Abs:
+            if (at[0].is_float())
+                return per_lane(t, [&](int i) { return (at[0].bits == 32 ? "fabsf(" : "fabs(") + arg(0, i) + ")"; });
+            if (at[0].is_int())
+                return per_lane(t, [&](int i) {
+                    return helpers_.use("tessera_abs_" + type_suffix(at[0])) + "(" + arg(0, i) + ")";
+                });
+            TESSERA_INTERNAL_ASSERT(at[0].is_uint(), "abs of " << at[0].to_string());
+            return per_lane(t, [&](int i) { return arg(0, i); });
+        case Intrinsic::Absd:
+            TESSERA_INTERNAL_ASSERT(at.size() == 2 && at[0] == at[1], "absd operand types");
+            if (at[0].is_float()) {
+                return per_lane(t, [&](int i) {
+                    const std::string d = temp(at[0], arg(0, i) + " - " + arg(1, i));
+                    return (at[0].bits == 32 ? "fabsf(" : "fabs(") + d + ")";
+                });
+            }
+            return per_lane(t, [&](int i) {
+                return helpers_.use("tessera_absd_" + type_suffix(at[0])) + "(" + arg(0, i) + ", " + arg(1, i) + ")";
+            });
+        case Intrinsic::BitAnd:
+        case Intrinsic::BitOr:
+        case Intrinsic::BitXor: {
+            const char *op = c->op == Intrinsic::BitAnd ? "&" : c->op == Intrinsic::BitOr ? "|" : "^";
+            return per_lane(t, [&](int i) {
+                const std::string a = cast_rhs(et, at[0], arg(0, i)), b = cast_rhs(et, at[1], arg(1, i));
+                if (et.is_bool()) return "(uint8_t)(" + a + " " + op + " " + b + ")";
+                return wrap_rhs(et, op, a, b);
+            });
+        }
+        case Intrinsic::BitNot:
+            return per_lane(t, [&](int i) {
+                if (et.is_bool()) return "(uint8_t)!" + arg(0, i);
+                if (et.is_uint() && et.bits >= 32) return "~" + arg(0, i);
+                const std::string W = et.bits <= 32 ? "uint32_t" : "uint64_t";
+                return "(" + c_type_name(et) + ")~(" + W + ")" + arg(0, i);
+            });
+        case Intrinsic::ShiftLeft:
+        case Intrinsic::ShiftRight: {
+            TESSERA_INTERNAL_ASSERT(at.size() == 2 && et.is_integer() && at[1].is_integer(), "shift operand types");
+            const std::string h =
+                helpers_.use((c->op == Intrinsic::ShiftLeft ? "tessera_shl_" : "tessera_shr_") + type_suffix(et));
+            return per_lane(t, [&](int i) {
+                std::string amount;
+                if (at[1] == UInt(64)) amount = helpers_.use("tessera_shift_amount_u64") + "(" + arg(1, i) + ")";
+                else if (at[1] == Int(64)) amount = arg(1, i);
+                else amount = "(int64_t)" + arg(1, i);
+                return h + "(" + arg(0, i) + ", " + amount + ")";
+            });
+        }
+        case Intrinsic::Reinterpret: {
+            TESSERA_INTERNAL_ASSERT(at.size() == 1 && at[0].bits == et.bits && !et.is_bool(), "reinterpret types");
+            Lanes out;
+            for (int i = 0; i < t.lanes; i++) {
+                const std::string src = lvalue(at[0], arg(0, i));
+                const std::string id = "_t" + std::to_string(next_temp_++);
+                line(c_type_name(et) + " " + id + ";");
+                line("memcpy(&" + id + ", &" + src + ", sizeof(" + id + "));");
+                out.push_back(id);
+            }
+            return out;
+        }
+        default: break;
+        }
+        TESSERA_INTERNAL_ERROR("no C code for intrinsic " << intrinsic_name(c->op));
+    }
+
+    Lanes emit_uncached(const Expr &e) {
+        const Type t = e.type();
+        switch (e->kind) {
+        case ExprKind::IntImm: return {int_literal(t, as<IntImm>(e)->value)};
+        case ExprKind::UIntImm: return {uint_literal(t, as<UIntImm>(e)->value)};
+        case ExprKind::FloatImm: return {float_literal(t, as<FloatImm>(e)->value)};
+        case ExprKind::StringImm:
+            TESSERA_INTERNAL_ERROR("string \"" << as<StringImm>(e)->value << "\" outside an assertion message");
+        case ExprKind::Variable: {
+            const Variable *v = as<Variable>(e);
+            auto it = vars_.find(v->name);
+            TESSERA_INTERNAL_ASSERT(it != vars_.end() && !it->second.empty(),
+                                    "variable \"" << v->name << "\" is not bound in pipeline " << p_.name);
+            const VarBinding &b = it->second.back();
+            TESSERA_INTERNAL_ASSERT(b.type == t, "variable \"" << v->name << "\" has type " << t.to_string()
+                                                               << " but is bound to a " << b.type.to_string());
+            if (t.is_scalar()) return {b.ident};
+            Lanes l;
+            for (int i = 0; i < t.lanes; i++) l.push_back(b.ident + "[" + std::to_string(i) + "]");
+            return l;
+        }
+        case ExprKind::Cast: {
+            const Cast *c = as<Cast>(e);
+            Lanes v = emit(c->value);
+            const Type from = c->value.type().element_of();
+            if (from == t.element_of()) return v;
+            return per_lane(t, [&](int i) { return cast_rhs(t.element_of(), from, lane(v, i)); });
+        }
+#define TESSERA_CG_BINARY(N) \
+    case ExprKind::N: return emit_binary(ExprKind::N, t, as<N>(e)->a, as<N>(e)->b);
+            TESSERA_CG_BINARY(Add)
+            TESSERA_CG_BINARY(Sub)
+            TESSERA_CG_BINARY(Mul)
+            TESSERA_CG_BINARY(Div)
+            TESSERA_CG_BINARY(Mod)
+            TESSERA_CG_BINARY(Min)
+            TESSERA_CG_BINARY(Max)
+            TESSERA_CG_BINARY(EQ)
+            TESSERA_CG_BINARY(NE)
+            TESSERA_CG_BINARY(LT)
+            TESSERA_CG_BINARY(LE)
+            TESSERA_CG_BINARY(GT)
+            TESSERA_CG_BINARY(GE)
+            TESSERA_CG_BINARY(And)
+            TESSERA_CG_BINARY(Or)
+#undef TESSERA_CG_BINARY
+        case ExprKind::Not: {
+            Lanes a = emit(as<Not>(e)->a);
+            return per_lane(t, [&](int i) { return "(uint8_t)!" + lane(a, i); });
+        }
+        case ExprKind::Select: {
+            const Select *s = as<Select>(e);
+            // Every operand is evaluated (into temporaries) before the choice.
+            Lanes c = emit(s->condition), a = emit(s->true_value), b = emit(s->false_value);
+            return per_lane(t, [&](int i) { return lane(c, i) + " ? " + lane(a, i) + " : " + lane(b, i); });
+        }
+        case ExprKind::Call: return emit_call(as<Call>(e));
+        case ExprKind::Let: {
+            const Let *l = as<Let>(e);
+            bind_value(l->name, l->value);
+            cache_.emplace_back();
+            Lanes r = emit(l->body);
+            cache_.pop_back();
+            vars_[l->name].pop_back();
+            return r;
+        }
+        case ExprKind::Load: {
+            const Load *ld = as<Load>(e);
+            const BufBinding &b = buffer(ld->buffer);
+            check_element_type(ld->buffer, b, t.element_of());
+            Lanes idx = emit(ld->index);
+            return per_lane(t, [&](int i) {
+                const std::string x = b.ident + "[" + lane(idx, i) + "]";
+                return t.is_bool() ? "(uint8_t)(" + x + " != 0)" : x;
+            });
+        }
+        case ExprKind::Ramp: {
+            const Ramp *r = as<Ramp>(e);
+            const std::string base = scalar(r->base), stride = scalar(r->stride);
+            const Type et = t.element_of();
+            TESSERA_INTERNAL_ASSERT(et.is_int() || et.is_uint() || et.is_float(), "ramp of " << t.to_string());
+            // Lane i is base + i * stride in the element type, as in the IR interpreter. With
+            // a constant integer stride, i * stride is folded (with wrapping).
+            const IntImm *cs = as<IntImm>(r->stride);
+            const UIntImm *cu = as<UIntImm>(r->stride);
+            Lanes out;
+            for (int i = 0; i < r->lanes; i++) {
+                if (et.is_float()) {
+                    const std::string m = temp(et, float_literal(et, double(i)) + " * " + stride);
+                    out.push_back(temp(et, base + " + " + m));
+                } else if (i == 0) {
+                    out.push_back(base);
+                } else if (cs || cu) {
+                    const sem::Scalar k = sem::binary(
+                        ExprKind::Mul, et, cs ? sem::make_int(i) : sem::make_uint(uint64_t(i)),
+                        cs ? sem::make_int(cs->value) : sem::make_uint(cu->value));
+                    const std::string lit = cs ? int_literal(et, k.i) : uint_literal(et, k.u);
+                    out.push_back(temp(et, wrap_rhs(et, "+", base, lit)));
+                } else {
+                    const std::string k = et.is_int() ? int_literal(et, i) : uint_literal(et, uint64_t(i));
+                    const std::string m = temp(et, wrap_rhs(et, "*", k, stride));
+                    out.push_back(temp(et, wrap_rhs(et, "+", base, m)));
+                }
+            }
+            return out;
+        }
+        case ExprKind::Broadcast: {
+            const Broadcast *b = as<Broadcast>(e);
+            const std::string v = scalar(b->value);
+            return Lanes(b->lanes, v);
+        }
+        }
+        TESSERA_INTERNAL_ERROR("no C code for expression " << to_string(e));
+    }
+
+    // Declares a C variable (an array for a vector) holding `value`, bound to `name`.
+    void bind_value(const std::string &name, const Expr &value) {
+        Lanes v = emit(value);
+        const Type t = value.type();
+        const std::string id = declare_var(name, t);
+        const std::string ct = c_type_name(t.element_of());
+        if (t.is_scalar()) {
+            line("const " + ct + " " + id + " = " + v[0] + ";" + name_comment(name, id));
+        } else {
+            std::string init;
+            for (size_t i = 0; i < v.size(); i++) init += (i ? ", " : "") + v[i];
+            line("const " + ct + " " + id + "[" + std::to_string(t.lanes) + "] = {" + init + "};" + name_comment(name, id));
+        }
+    }
+
+    static std::string name_comment(const std::string &ir_name, const std::string &id) {
+        return ir_name == id ? "" : "  /* " + comment_text(ir_name) + " */";
+    }
+
+    const BufBinding &buffer(const std::string &name) {
+        auto it = bufs_.find(name);
+        TESSERA_INTERNAL_ASSERT(it != bufs_.end() && !it->second.empty(),
+                                "buffer \"" << name << "\" is not an argument or allocation of pipeline " << p_.name);
+        return it->second.back();
+    }
+
+    void check_element_type(const std::string &name, const BufBinding &b, Type t) {
+        const bool byte_bool = (t.is_bool() && b.type == UInt(8)) || (b.type.is_bool() && t == UInt(8));
+        TESSERA_INTERNAL_ASSERT(b.type == t || byte_bool, "access of type " << t.to_string() << " to buffer \""
+                                                                             << name << "\" of type "
+                                                                             << b.type.to_string());
+    }
+
+    // --- statements --------------------------------------------------------------------
+
+    // Temporaries are reused within one statement only (the next statement may be in
+    // another C block, or see a name rebound).
+    void statement_start() { cache_.assign(1, {}); }
+
+    void emit_stmt(const Stmt &s) {
+        if (!s.defined()) return;
+        switch (s->kind) {
+        case StmtKind::LetStmt: {
+            const LetStmt *l = as<LetStmt>(s);
+            statement_start();
+            bind_value(l->name, l->value);
+            emit_stmt(l->body);
+            vars_[l->name].pop_back();
+            return;
+        }
+        case StmtKind::AssertStmt: emit_assert(as<AssertStmt>(s)); return;
+        case StmtKind::For: emit_for(as<For>(s)); return;
+        case StmtKind::Store: emit_store(as<Store>(s)); return;
+        case StmtKind::Allocate: emit_allocate(as<Allocate>(s)); return;
+        case StmtKind::Block: {
+            const Block *b = as<Block>(s);
+            emit_stmt(b->first);
+            emit_stmt(b->rest);
+            return;
+        }
+        case StmtKind::IfThenElse: {
+            const IfThenElse *i = as<IfThenElse>(s);
+            statement_start();
+            const std::string c = scalar(i->condition);
+            open_block("if (" + c + ")");
+            emit_stmt(i->then_case);
+            if (i->else_case.defined()) {
+                close_block("} else {");
+                indent_++;
+                scopes_.emplace_back();
+                emit_stmt(i->else_case);
+            }
+            close_block();
+            return;
+        }
+        case StmtKind::Evaluate: {
+            statement_start();
+            for (const std::string &x : emit(as<Evaluate>(s)->value)) line("(void)" + x + ";");
+            return;
+        }
+        case StmtKind::ProducerConsumer: {
+            const ProducerConsumer *pc = as<ProducerConsumer>(s);
+            line(std::string("/* ") + (pc->is_producer ? "produce " : "consume ") + comment_text(pc->name) + " */");
+            emit_stmt(pc->body);
+            return;
+        }
+        case StmtKind::Provide:
+            TESSERA_INTERNAL_ERROR("Provide to \"" << as<Provide>(s)->name
+                                                   << "\" must be flattened to a Store before code generation");
+        case StmtKind::Realize:
+            TESSERA_INTERNAL_ERROR("Realize of \"" << as<Realize>(s)->name
+                                                   << "\" must be flattened to an Allocate before code generation");
+        }
+        TESSERA_INTERNAL_ERROR("no C code for statement kind " << int(s->kind));
+    }
+
+    void append_message_value(const std::string &m, Type t, const std::string &x) {
+        if (t.is_bool()) {
+            line(helpers_.use("tessera_message_append") + "(&" + m + ", " + x + " ? \"true\" : \"false\");");
+        } else if (t.is_float()) {
+            line(helpers_.use("tessera_message_append_float") + "(&" + m + ", (double)" + x + ", " +
+                 std::to_string(t.bits) + ");");
+        } else if (t.is_int()) {
+            line(helpers_.use("tessera_message_append_int") + "(&" + m + ", (int64_t)" + x + ");");
+        } else {
+            line(helpers_.use("tessera_message_append_uint") + "(&" + m + ", (uint64_t)" + x + ");");
+        }
+    }
+
+    void emit_assert(const AssertStmt *a) {
+        statement_start();
+        Lanes c = emit(a->condition);
+        std::string cond;
+        for (size_t i = 0; i < c.size(); i++) cond += (i ? " && " : "") + c[i];
+        if (c.size() > 1) cond = "(" + cond + ")";
+        open_block("if (!" + cond + ")");
+        line("tessera_message_t _msg;");
+        line(helpers_.use("tessera_message_init") + "(&_msg);");
+        for (const Expr &part : a->message) {
+            if (const StringImm *str = as<StringImm>(part)) {
+                if (!str->value.empty())
+                    line(helpers_.use("tessera_message_append") + "(&_msg, " + c_string_literal(str->value) + ");");
+                continue;
+            }
+            Lanes v = emit(part);
+            for (size_t i = 0; i < v.size(); i++) {
+                if (i > 0) line(helpers_.use("tessera_message_append") + "(&_msg, \", \");");
+                append_message_value("_msg", part.type().element_of(), v[i]);
+            }
+        }
+        fail_to("TESSERA_ERROR_ASSERTION", "_msg.text");
+        close_block();
+    }
+
+    void emit_for(const For *f) {
+        statement_start();
+        const std::string mn = scalar(f->min), ex = scalar(f->extent);
+        const Type t = f->min.type();
+        const std::string T = c_type_name(t);
+        if (f->for_type != ForType::Serial) {
+            line(std::string("/* ") + for_type_name(f->for_type) + " loop " + comment_text(f->name) +
+                 ": emitted as a serial loop */");
+        }
+        const IntImm *cmin = as<IntImm>(f->min), *cext = as<IntImm>(f->extent);
+        if (t == Int(32) && cmin && cext && cext->value >= 0 && cmin->value + cext->value <= INT32_MAX) {
+            // Constant bounds: the counter never overflows.
+            scopes_.emplace_back();
+            const std::string x = declare_var(f->name, t);
+            line("for (int32_t " + x + " = " + mn + "; " + x + " < " + int_literal(t, cmin->value + cext->value) + "; " +
+                 x + "++) {" + name_comment(f->name, x));
+            indent_++;
+        } else if (t.bits <= 32) {
+            // The end is computed once, in 64 bits (min + extent may exceed the type); the
+            // counter is 64-bit so that it never overflows.
+            const std::string end = temp(Int(64), "(int64_t)" + mn + " + (int64_t)" + ex);
+            scopes_.emplace_back();
+            const std::string counter = declare(issue(sanitize_identifier(f->name) + "_i"));
+            line("for (int64_t " + counter + " = " + mn + "; " + counter + " < " + end + "; " + counter + "++) {");
+            indent_++;
+            const std::string x = declare_var(f->name, t);
+            line("const " + T + " " + x + " = (" + T + ")" + counter + ";" + name_comment(f->name, x));
+        } else {
+            // 64-bit loop variable: count iterations and wrap (min + i).
+            scopes_.emplace_back();
+            const std::string counter = declare(issue(sanitize_identifier(f->name) + "_i"));
+            line("for (int64_t " + counter + " = 0; " + counter + " < " + ex + "; " + counter + "++) {");
+            indent_++;
+            const std::string x = declare_var(f->name, t);
+            line("const " + T + " " + x + " = (" + T + ")((uint64_t)" + mn + " + (uint64_t)" + counter + ");" +
+                 name_comment(f->name, x));
+        }
+        emit_stmt(f->body);
+        vars_[f->name].pop_back();
+        close_block();
+    }
+
+    void emit_store(const Store *st) {
+        statement_start();
+        const BufBinding &b = buffer(st->buffer);
+        TESSERA_INTERNAL_ASSERT(b.writable, "store into the input buffer \"" << st->buffer << "\"");
+        check_element_type(st->buffer, b, st->value.type().element_of());
+        Lanes idx = emit(st->index);
+        Lanes val = emit(st->value);
+        const std::string prov =
+            st->provenance ? "  /* " + comment_text(to_string(*st->provenance)) + " */" : std::string();
+        const int lanes = st->value.type().lanes;
+        for (int i = 0; i < lanes; i++)
+            line(b.ident + "[" + lane(idx, i) + "] = " + lane(val, i) + ";" + (i == 0 ? prov : std::string()));
+    }
+
+    void emit_allocate(const Allocate *a) {
+        statement_start();
+        TESSERA_INTERNAL_ASSERT(a->type.is_scalar(), "allocation \"" << a->name << "\" of vector type "
+                                                                     << a->type.to_string());
+        const std::string ct = c_type_name(a->type);
+        std::vector<std::string> extents;
+        for (const Expr &e : a->extents) {
+            const Type et = e.type();
+            TESSERA_INTERNAL_ASSERT(et.is_scalar() && et.is_integer(), "allocation extent of type " << et.to_string());
+            const std::string x = scalar(e);
+            extents.push_back(et == Int(64) ? x : "(int64_t)" + x);
+        }
+        // The pointer lives at function scope so that an error exit can free it.
+        std::string id = name_buffer(a->name);
+        if (visible(id) || std::count(allocation_idents_.begin(), allocation_idents_.end(), id)) id = issue(id);
+        scopes_[0].insert(id);
+        allocations_.push_back(ct + " *restrict " + id + " = NULL;" + name_comment(a->name, id));
+        allocation_idents_.push_back(id);
+
+        std::string dims;
+        for (size_t i = 0; i < extents.size(); i++) dims += (i ? " x " : "") + extents[i];
+        line("/* allocate " + comment_text(a->name) + ": " + a->type.to_string() + "[" + comment_text(dims) + "] */");
+        const std::string bytes = "_t" + std::to_string(next_temp_++);
+        line("uint64_t " + bytes + " = " + std::to_string(a->type.bytes()) + ";");
+        if (!extents.empty()) {
+            std::string cond;
+            for (size_t i = 0; i < extents.size(); i++)
+                cond += (i ? " || !" : "!") + helpers_.use("tessera_size_mul") + "(&" + bytes + ", " + extents[i] + ")";
+            open_block("if (" + cond + ")");
+            line("tessera_message_t _msg;");
+            line(helpers_.use("tessera_message_init") + "(&_msg);");
+            line(helpers_.use("tessera_message_append") + "(&_msg, " +
+                 c_string_literal("allocation \"" + a->name + "\": the size (") + ");");
+            for (size_t i = 0; i < extents.size(); i++) {
+                if (i) line(helpers_.use("tessera_message_append") + "(&_msg, \" x \");");
+                line(helpers_.use("tessera_message_append_int") + "(&_msg, " + extents[i] + ");");
+            }
+            line(helpers_.use("tessera_message_append") + "(&_msg, \" elements) is negative or too large\");");
+            fail_to("TESSERA_ERROR_ALLOCATION_SIZE", "_msg.text");
+            close_block();
+        }
+        line(id + " = (" + ct + " *)malloc((size_t)(" + bytes + " > 0 ? " + bytes + " : 1));");
+        open_block("if (" + id + " == NULL)");
+        fail_to("TESSERA_ERROR_OUT_OF_MEMORY", c_string_literal("allocation \"" + a->name + "\": out of memory"));
+        close_block();
+
+        bufs_[a->name].push_back(BufBinding{id, a->type, true});
+        emit_stmt(a->body);
+        bufs_[a->name].pop_back();
+        line("free(" + id + ");");
+        line(id + " = NULL;");
+    }
+};
+
+}  // namespace
+
+std::string sanitize_identifier(const std::string &name) {
+    std::string s;
+    for (char c : name) s += is_ident_char(c) ? c : '_';
+    if (s.empty()) s = "v";
+    if (is_ascii_digit(s[0]) || s[0] == '_') s = "v" + s;
+    if (starts_with(s, "tessera_") || starts_with(s, "TESSERA_")) s = "v_" + s;
+    if (reserved_identifiers().count(s) || ends_with(s, "_t") || all_capitals_with_underscore(s)) s += "_";
+    return s;
+}
+
+std::string c_function_name(const lower::LoweredPipeline &p, const CodeGenOptions &options) {
+    if (!options.function_name.empty()) {
+        const std::string &n = options.function_name;
+        if (sanitize_identifier(n) != n)
+            throw CompileError("the function name \"" + n + "\" cannot be used for a C function (\"" +
+                               sanitize_identifier(n) + "\" can)");
+        return n;
+    }
+    return sanitize_identifier(p.name.empty() ? std::string("pipeline") : p.name);
+}
+
+std::string emit_c(const lower::LoweredPipeline &p, const CodeGenOptions &options) {
+    return Emitter(p, options).source();
+}
+
+std::string emit_header(const lower::LoweredPipeline &p, const CodeGenOptions &options) {
+    return Emitter(p, options).header();
+}
+
+}  // namespace tessera::codegen

@@ -1,0 +1,454 @@
+#include "codegen/Compiler.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "ir/Check.h"
+#include "semantics/IRInterpreter.h"
+#include "semantics/Scalar.h"
+#include "tessera/Buffer.h"
+#include "tessera/Error.h"
+
+extern char **environ;
+
+namespace tessera::codegen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<uint64_t> g_hits{0}, g_misses{0};
+std::atomic<uint64_t> g_unique{0};
+
+// The message the last failing pipeline of this thread reported (the JIT installs
+// capture_error as the handler of every module it loads).
+thread_local std::string t_error_message;
+
+void capture_error(const char *message) { t_error_message = message ? message : ""; }
+
+std::string getenv_string(const char *name) {
+    const char *v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+}
+
+// A name no other thread or process uses at the same time, for files renamed into place.
+std::string unique_suffix() {
+    return ".tmp-" + std::to_string(long(::getpid())) + "-" + std::to_string(g_unique.fetch_add(1));
+}
+
+void write_file(const std::string &path, const std::string &text) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (f) f << text;
+    if (f) f.close();
+    if (!f) throw CompileError("cannot write \"" + path + "\": " + std::strerror(errno));
+}
+
+// Writes `text` under a temporary name beside `path` and renames it into place.
+void write_file_atomically(const std::string &path, const std::string &text) {
+    const std::string tmp = path + unique_suffix();
+    write_file(tmp, text);
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw CompileError("cannot write \"" + path + "\": " + ec.message());
+    }
+}
+
+std::string read_file(const std::string &path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string shell_quote(const std::string &s) {
+    std::string q = "'";
+    for (char c : s) {
+        if (c == '\'') q += "'\\''";
+        else q += c;
+    }
+    return q + "'";
+}
+
+// Runs `command` with /bin/sh, its stdout and stderr going to `log_path`. Returns the exit
+// status (or -1 if it could not be run or did not exit normally).
+int run_command(const std::string &command, const std::string &log_path) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    const char *argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, "/bin/sh", &actions, nullptr, const_cast<char *const *>(argv), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+        std::ofstream(log_path, std::ios::app) << "tessera: cannot run /bin/sh: " << std::strerror(rc) << "\n";
+        return -1;
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// `cc --version`, computed once per compiler command per process.
+std::string compiler_version(const std::string &cc) {
+    static std::mutex mutex;
+    static std::map<std::string, std::string> versions;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = versions.find(cc);
+    if (it != versions.end()) return it->second;
+    std::string out;
+    if (FILE *p = ::popen((cc + " --version 2>&1").c_str(), "r")) {
+        char buf[512];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+        const int status = ::pclose(p);
+        out += "\nexit status " + std::to_string(status);
+    }
+    return versions[cc] = out;
+}
+
+// What the machine code may depend on besides the compiler and its flags (-march=native):
+// the architecture and the CPU's feature flags. Computed once.
+const std::string &host_identity() {
+    static const std::string id = [] {
+        std::string s;
+        struct utsname u;
+        if (::uname(&u) == 0) s = u.machine;
+        std::ifstream cpuinfo("/proc/cpuinfo");
+        std::string line;
+        while (std::getline(cpuinfo, line)) {
+            if (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0 || line.rfind("model name", 0) == 0) {
+                s += "\n" + line;
+                if (line.rfind("model name", 0) != 0) break;
+            }
+        }
+        return s;
+    }();
+    return id;
+}
+
+std::string cache_dir_of(const CCompilerOptions &o) {
+    const std::string dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        TESSERA_INTERNAL_ERROR("cannot create the C compilation cache directory \""
+                               << dir << "\": " << ec.message() << " (set XDG_CACHE_HOME to a writable directory)");
+    return dir;
+}
+
+enum class Output { SharedObject, Object };
+
+// Compiles `source` (kept in the cache directory as <stem>.c) into `final_path`, through a
+// temporary file beside it and a rename. `stem` is "<function>-<hash>"; a failure keeps the
+// compiler's output in <stem>.log in the cache directory.
+void compile_c(const std::string &source, const std::string &fn, const CCompilerOptions &o, Output kind,
+               const std::string &dir, const std::string &stem, const std::string &final_path) {
+    const std::string src = dir + "/" + stem + ".c";
+    if (!fs::exists(src) || read_file(src) != source) write_file_atomically(src, source);
+    const std::string tmp = final_path + unique_suffix();
+    const std::string log_tmp = dir + "/" + stem + ".log" + unique_suffix();
+    std::string command = o.cc + " " + o.flags + (kind == Output::SharedObject ? " -shared" : " -c") + " -o " +
+                          shell_quote(tmp) + " " + shell_quote(src);
+    if (kind == Output::SharedObject) command += " -lm";
+    const int status = run_command(command, log_tmp);
+    std::error_code ec;
+    if (status != 0 || !fs::exists(tmp)) {
+        const std::string log = dir + "/" + stem + ".log";
+        std::ofstream(log_tmp, std::ios::app) << "\ncommand: " << command << "\nexit status: " << status << "\n";
+        fs::rename(log_tmp, log, ec);
+        fs::remove(tmp, ec);
+        TESSERA_INTERNAL_ERROR("the C compiler failed on the code generated for pipeline \""
+                               << fn << "\" (exit status " << status << "); its output is in " << log
+                               << " and the source in " << src);
+    }
+    fs::remove(log_tmp, ec);
+    fs::rename(tmp, final_path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        TESSERA_INTERNAL_ERROR("cannot move the compiled pipeline to \"" << final_path << "\": " << ec.message());
+    }
+}
+
+std::string cache_stem(const std::string &fn, const std::string &what, const std::string &source,
+                       const CCompilerOptions &o) {
+    std::string key = "tessera-c-1";
+    for (const std::string *part : {&what, &o.cc, &o.flags, &source}) {
+        key += '\0';
+        key += *part;
+    }
+    key += '\0';
+    key += compiler_version(o.cc);
+    key += '\0';
+    key += host_identity();
+    return fn.substr(0, 64) + "-" + fnv1a_128_hex(key);
+}
+
+}  // namespace
+
+std::string fnv1a_128_hex(const std::string &data) {
+    using u128 = unsigned __int128;
+    const u128 prime = (u128(0x0000000001000000ull) << 64) | 0x000000000000013Bull;
+    u128 h = (u128(0x6c62272e07bb0142ull) << 64) | 0x62b821756295c58dull;
+    for (unsigned char c : data) {
+        h ^= c;
+        h *= prime;
+    }
+    char buf[33];
+    std::snprintf(buf, sizeof(buf), "%016llx%016llx", (unsigned long long)(uint64_t)(h >> 64),
+                  (unsigned long long)(uint64_t)h);
+    return buf;
+}
+
+std::string default_c_compiler() {
+    const std::string cc = getenv_string("CC");
+    return cc.empty() ? "cc" : cc;
+}
+
+std::string default_cache_dir() {
+    const std::string xdg = getenv_string("XDG_CACHE_HOME");
+    if (!xdg.empty() && xdg[0] == '/') return xdg + "/tessera";
+    const std::string home = getenv_string("HOME");
+    if (!home.empty()) return home + "/.cache/tessera";
+    std::error_code ec;
+    fs::path tmp = fs::temp_directory_path(ec);
+    return (ec ? fs::path("/tmp") : tmp).string() + "/tessera-cache";
+}
+
+JITCacheStats jit_cache_stats() { return JITCacheStats{g_hits.load(), g_misses.load()}; }
+
+// ---------------------------------------------------------------------------------------
+// RuntimeBuffer
+
+RuntimeBuffer::RuntimeBuffer(const ir::BufferData &b) {
+    for (const ir::BufferDim &d : b.dims) dims_.push_back(tessera_dim_t{d.min, d.extent, d.stride});
+    buffer_.host = b.host;
+    buffer_.type_code = int32_t(b.type.code);
+    buffer_.type_bits = b.type.bits;
+    buffer_.dimensions = int32_t(dims_.size());
+    buffer_.dim = dims_.empty() ? nullptr : dims_.data();
+}
+
+RuntimeBuffer::RuntimeBuffer(void *host, Type type, std::vector<tessera_dim_t> dims) : dims_(std::move(dims)) {
+    buffer_.host = host;
+    buffer_.type_code = int32_t(type.code);
+    buffer_.type_bits = type.bits;
+    buffer_.dimensions = int32_t(dims_.size());
+    buffer_.dim = dims_.empty() ? nullptr : dims_.data();
+}
+
+RuntimeBuffer::RuntimeBuffer(const RuntimeBuffer &o) : buffer_(o.buffer_), dims_(o.dims_) {
+    buffer_.dim = dims_.empty() ? nullptr : dims_.data();
+}
+
+RuntimeBuffer &RuntimeBuffer::operator=(const RuntimeBuffer &o) {
+    buffer_ = o.buffer_;
+    dims_ = o.dims_;
+    buffer_.dim = dims_.empty() ? nullptr : dims_.data();
+    return *this;
+}
+
+// ---------------------------------------------------------------------------------------
+// JITModule
+
+struct JITModule::Impl {
+    std::string function_name, source, library_path;
+    bool hit = false;
+    std::vector<lower::Argument> args;
+    void *handle = nullptr;
+    int (*entry)(void **) = nullptr;
+
+    ~Impl() {
+        if (handle) ::dlclose(handle);
+    }
+};
+
+namespace {
+
+struct Loaded {
+    void *handle = nullptr;
+    int (*entry)(void **) = nullptr;
+};
+
+// Loads `path` and resolves the entry point; false (with the reason) if it cannot.
+bool load(Loaded &m, const std::string &function_name, const std::string &path, std::string *why) {
+    ::dlerror();
+    void *h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = ::dlerror();
+        *why = e ? e : "dlopen failed";
+        return false;
+    }
+    void *entry = ::dlsym(h, (function_name + "_argv").c_str());
+    void *handler = ::dlsym(h, "tessera_error_handler");
+    if (!entry || !handler) {
+        *why = "the entry point " + function_name + "_argv or tessera_error_handler is missing";
+        ::dlclose(h);
+        return false;
+    }
+    *static_cast<tessera_error_handler_t *>(handler) = &capture_error;
+    m.handle = h;
+    m.entry = reinterpret_cast<int (*)(void **)>(entry);
+    return true;
+}
+
+}  // namespace
+
+JITModule::JITModule(const lower::LoweredPipeline &p, const CCompilerOptions &cc, const CodeGenOptions &codegen) {
+    auto m = std::make_shared<Impl>();
+    m->function_name = c_function_name(p, codegen);
+    m->source = emit_c(p, codegen);
+    m->args = p.args;
+    const std::string dir = cache_dir_of(cc);
+    const std::string stem = cache_stem(m->function_name, "shared", m->source, cc);
+    const std::string so = dir + "/" + stem + ".so";
+    std::string why;
+    Loaded loaded;
+    if (fs::exists(so)) {
+        if (load(loaded, m->function_name, so, &why)) {
+            m->hit = true;
+            g_hits++;
+        } else {
+            // A damaged cache entry: rebuild it.
+            std::error_code ec;
+            fs::remove(so, ec);
+        }
+    }
+    if (!m->hit) {
+        g_misses++;
+        compile_c(m->source, m->function_name, cc, Output::SharedObject, dir, stem, so);
+        if (!load(loaded, m->function_name, so, &why))
+            TESSERA_INTERNAL_ERROR("cannot load the compiled pipeline " << so << ": " << why);
+    }
+    m->handle = loaded.handle;
+    m->entry = loaded.entry;
+    m->library_path = so;
+    impl_ = std::move(m);
+}
+
+const std::string &JITModule::function_name() const { return impl_->function_name; }
+const std::string &JITModule::c_source() const { return impl_->source; }
+const std::string &JITModule::library_path() const { return impl_->library_path; }
+bool JITModule::cache_hit() const { return impl_->hit; }
+const std::vector<lower::Argument> &JITModule::arguments() const { return impl_->args; }
+
+int JITModule::call(void **args, std::string *message) const {
+    t_error_message.clear();
+    const int rc = impl_->entry(args);
+    if (message) *message = rc != 0 ? t_error_message : std::string();
+    return rc;
+}
+
+void JITModule::run(void **args) const {
+    std::string message;
+    const int rc = call(args, &message);
+    if (rc == 0) return;
+    if (message.empty())
+        message = "pipeline \"" + impl_->function_name + "\" failed with error code " + std::to_string(rc);
+    throw RuntimeError(message);
+}
+
+void JITModule::run(const std::vector<semantics::ArgValue> &values) const {
+    const std::vector<lower::Argument> &args = impl_->args;
+    if (values.size() != args.size())
+        throw RuntimeError("pipeline \"" + impl_->function_name + "\" takes " + std::to_string(args.size()) +
+                           " arguments, got " + std::to_string(values.size()));
+    std::vector<RuntimeBuffer> buffers;
+    buffers.reserve(args.size());
+    std::vector<uint64_t> scalars(args.size(), 0);
+    std::vector<void *> pointers(args.size(), nullptr);
+    for (size_t i = 0; i < args.size(); i++) {
+        const lower::Argument &a = args[i];
+        const semantics::ArgValue &v = values[i];
+        if (a.kind == lower::Argument::Kind::Param) {
+            semantics::store_scalar(a.type, &scalars[i], semantics::cast(a.type, v.type, v.scalar));
+            pointers[i] = &scalars[i];
+            continue;
+        }
+        std::shared_ptr<ir::BufferData> b = v.buffer;
+        if (!b && a.buffer) b = a.buffer;
+        if (!b && a.input) b = a.input->bound;
+        if (!b) throw RuntimeError("no buffer is bound to the argument \"" + a.name + "\"");
+        buffers.emplace_back(*b);
+        pointers[i] = buffers.back().get();
+    }
+    run(pointers.data());
+}
+
+// ---------------------------------------------------------------------------------------
+// Ahead of time
+
+void compile_to_c(const lower::LoweredPipeline &p, const std::string &path, const CodeGenOptions &codegen) {
+    write_file(path, emit_c(p, codegen));
+}
+
+void compile_to_header(const lower::LoweredPipeline &p, const std::string &path, const CodeGenOptions &codegen) {
+    write_file(path, emit_header(p, codegen));
+}
+
+void compile_to_object(const lower::LoweredPipeline &p, const std::string &path, const CCompilerOptions &cc,
+                       const CodeGenOptions &codegen) {
+    const std::string fn = c_function_name(p, codegen);
+    const std::string source = emit_c(p, codegen);
+    const std::string dir = cache_dir_of(cc);
+    compile_c(source, fn, cc, Output::Object, dir, cache_stem(fn, "object", source, cc), path);
+}
+
+void compile_to_static_library(const lower::LoweredPipeline &p, const std::string &path, const CCompilerOptions &cc,
+                               const CodeGenOptions &codegen) {
+    const std::string fn = c_function_name(p, codegen);
+    const std::string source = emit_c(p, codegen);
+    const std::string dir = cache_dir_of(cc);
+    const std::string stem = cache_stem(fn, "object", source, cc);
+    // The archive member is named after the function.
+    const std::string work = dir + "/" + stem + ".ar" + unique_suffix();
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    const std::string obj = work + "/" + fn + ".o";
+    const std::string lib = work + "/lib.a";
+    try {
+        compile_c(source, fn, cc, Output::Object, dir, stem, obj);
+        std::string ar = getenv_string("AR");
+        if (ar.empty()) ar = "ar";
+        const std::string log = dir + "/" + stem + ".ar.log";
+        const std::string command = ar + " rcs " + shell_quote(lib) + " " + shell_quote(obj);
+        const int status = run_command(command, log);
+        if (status != 0 || !fs::exists(lib))
+            TESSERA_INTERNAL_ERROR("the archiver failed on pipeline \"" << fn << "\" (exit status " << status
+                                                                       << "); its output is in " << log);
+        fs::remove(log, ec);
+        fs::rename(lib, path, ec);
+        if (ec) {
+            // Maybe another file system: copy instead.
+            ec.clear();
+            fs::copy_file(lib, path, fs::copy_options::overwrite_existing, ec);
+            if (ec) throw CompileError("cannot write \"" + path + "\": " + ec.message());
+        }
+    } catch (...) {
+        fs::remove_all(work, ec);
+        throw;
+    }
+    fs::remove_all(work, ec);
+}
+
+}  // namespace tessera::codegen

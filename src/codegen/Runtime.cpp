@@ -1,0 +1,525 @@
+#include "codegen/Runtime.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/Check.h"
+
+namespace tessera::codegen {
+
+const std::string &runtime_header_text() {
+    // Kept identical to runtime/tessera_runtime.h (a unit test compares them).
+    static const std::string text =
+R"TESSERA_RUNTIME(/* Tessera runtime interface: the types and the error reporting shared by every pipeline
+ * that Tessera compiles to C, and by the programs that call them.
+ *
+ * Valid C99 and C++. Generated .c files contain this text inline (they need no Tessera
+ * header); generated .h files contain it too, so that a program needs only the header of
+ * its pipelines.
+ *
+ * A pipeline is a function
+ *
+ *     int NAME(const tessera_buffer_t *input..., <scalar type> param..., tessera_buffer_t *output);
+ *
+ * that returns TESSERA_SUCCESS (0) or one of the error codes below. On an error it first
+ * calls tessera_error_handler (if it is not null) with a message naming the offending
+ * buffer or parameter, and it frees everything it allocated. It never aborts.
+ */
+#ifndef TESSERA_RUNTIME_H
+#define TESSERA_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One dimension of a buffer: the coordinates min .. min + extent - 1, and the distance in
+ * elements between consecutive coordinates (any sign). */
+typedef struct tessera_dim_t {
+    int32_t min;
+    int32_t extent;
+    int64_t stride;
+} tessera_dim_t;
+
+/* Element type codes (tessera_buffer_t::type_code). */
+#define TESSERA_TYPE_INT 0
+#define TESSERA_TYPE_UINT 1
+#define TESSERA_TYPE_FLOAT 2
+#define TESSERA_TYPE_BOOL 3 /* type_bits is 1; each element is one byte holding 0 or 1 */
+
+/* An N-dimensional array the caller owns. The element at coordinates (c_0, ..., c_{N-1})
+ * is at element offset sum_i (c_i - dim[i].min) * dim[i].stride from host. */
+typedef struct tessera_buffer_t {
+    void *host;
+    int32_t type_code;  /* TESSERA_TYPE_* */
+    int32_t type_bits;  /* 8, 16, 32 or 64 (1 for bool) */
+    int32_t dimensions;
+    tessera_dim_t *dim; /* dimensions entries */
+} tessera_buffer_t;
+
+/* Return codes of a pipeline. */
+#define TESSERA_SUCCESS 0
+/* A check of the pipeline failed: an input buffer too small, a parameter out of range, a
+ * negative reduction extent, a schedule's assertion. */
+#define TESSERA_ERROR_ASSERTION 1
+/* A buffer argument is null, has no memory, or has the wrong type or dimensionality. */
+#define TESSERA_ERROR_BAD_BUFFER 2
+/* The output buffer overlaps an input buffer. */
+#define TESSERA_ERROR_BUFFER_OVERLAP 3
+/* An internal allocation has a negative or unrepresentable size. */
+#define TESSERA_ERROR_ALLOCATION_SIZE 4
+/* An internal allocation failed (malloc returned null). */
+#define TESSERA_ERROR_OUT_OF_MEMORY 5
+
+/* The function a pipeline calls with the message of an error before it returns the error
+ * code. Every generated .c file defines this variable as a weak symbol whose initial value
+ * prints the message to stderr. A program may assign its own function (or null, to stay
+ * silent) at any time, or define the variable itself:
+ *
+ *     void (*tessera_error_handler)(const char *message) = my_handler;
+ */
+typedef void (*tessera_error_handler_t)(const char *message);
+extern tessera_error_handler_t tessera_error_handler;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_RUNTIME_H */
+)TESSERA_RUNTIME";
+    return text;
+}
+
+const std::string &c_prelude_text() {
+    static const std::string text = std::string(R"TESSERA_PRELUDE(#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* This code computes exactly what Tessera's semantics define, bit for bit for floats.
+ * It must be compiled without fast-math and without excess precision, and a * b + c must
+ * not be contracted into a fused multiply-add (the pragmas below forbid that). */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "Tessera-generated code must be compiled without -ffast-math (IEEE-754 semantics)"
+#endif
+#if defined(__FLT_EVAL_METHOD__) && (__FLT_EVAL_METHOD__ == 1 || __FLT_EVAL_METHOD__ == 2)
+#error "Tessera-generated code needs float arithmetic without excess precision (e.g. SSE2 on x86)"
+#endif
+#if UINT_MAX != 0xFFFFFFFFu
+#error "Tessera-generated code needs a 32-bit int"
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+)TESSERA_PRELUDE") + runtime_header_text() +
+                                    R"TESSERA_PRELUDE(
+/* The default error handler prints the message. A program replaces it by assigning
+ * tessera_error_handler, or by defining the variable itself (this definition is weak). */
+static void tessera_default_error_handler(const char *message) {
+    fprintf(stderr, "tessera: %s\n", message);
+}
+#if defined(__GNUC__)
+__attribute__((weak))
+#endif
+tessera_error_handler_t tessera_error_handler = tessera_default_error_handler;
+)TESSERA_PRELUDE";
+    return text;
+}
+
+std::string c_type_name(Type t) {
+    switch (t.code) {
+    case TypeCode::Bool: return "uint8_t";
+    case TypeCode::Float:
+        TESSERA_INTERNAL_ASSERT(t.bits == 32 || t.bits == 64, "no C type for " << t.to_string());
+        return t.bits == 32 ? "float" : "double";
+    case TypeCode::Int:
+    case TypeCode::UInt:
+        TESSERA_INTERNAL_ASSERT(t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64,
+                                "no C type for " << t.to_string());
+        return std::string(t.is_int() ? "int" : "uint") + std::to_string(t.bits) + "_t";
+    }
+    TESSERA_INTERNAL_ERROR("no C type for " << t.to_string());
+}
+
+std::string type_suffix(Type t) {
+    switch (t.code) {
+    case TypeCode::Bool: return "b";
+    case TypeCode::Float: return "f" + std::to_string(t.bits);
+    case TypeCode::Int: return "i" + std::to_string(t.bits);
+    case TypeCode::UInt: return "u" + std::to_string(t.bits);
+    }
+    return "?";
+}
+
+namespace {
+
+struct HelperDef {
+    std::string code;
+    std::vector<std::string> deps;
+};
+
+// Replace every "$KEY" in `text` by its value (keys are matched longest first).
+std::string subst(std::string text, const std::map<std::string, std::string> &vars) {
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+        if (text[i] == '$') {
+            const std::map<std::string, std::string>::value_type *best = nullptr;
+            for (const auto &kv : vars) {
+                if (text.compare(i + 1, kv.first.size(), kv.first) == 0 &&
+                    (!best || kv.first.size() > best->first.size()))
+                    best = &kv;
+            }
+            if (best) {
+                out += best->second;
+                i += 1 + best->first.size();
+                continue;
+            }
+        }
+        out += text[i++];
+    }
+    return out;
+}
+
+// The substitution variables of an integer type: T (C type), U (unsigned C type of the
+// same width), W (uint32_t or uint64_t: the unsigned type in which arithmetic on T wraps
+// without promotion to int), S (suffix), BITS, MIN/MAX (stdint macros), and the double
+// bounds of saturating conversions.
+std::map<std::string, std::string> int_vars(Type t) {
+    std::map<std::string, std::string> v;
+    const int bits = t.bits;
+    v["T"] = c_type_name(t);
+    v["U"] = "uint" + std::to_string(bits) + "_t";
+    v["W"] = bits <= 32 ? "uint32_t" : "uint64_t";
+    v["S"] = type_suffix(t);
+    v["BITS"] = std::to_string(bits);
+    v["MIN"] = std::string(t.is_int() ? "INT" : "UINT") + std::to_string(bits) + "_MIN";
+    v["MAX"] = std::string(t.is_int() ? "INT" : "UINT") + std::to_string(bits) + "_MAX";
+    static const char *half[] = {"128.0", "32768.0", "2147483648.0", "9223372036854775808.0"};
+    static const char *full[] = {"256.0", "65536.0", "4294967296.0", "18446744073709551616.0"};
+    const int k = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : 3;
+    v["HALF"] = half[k];
+    v["FULL"] = full[k];
+    return v;
+}
+
+std::map<std::string, HelperDef> build_registry() {
+    std::map<std::string, HelperDef> r;
+    auto add = [&](const std::string &name, std::string code, std::vector<std::string> deps = {}) {
+        r[name] = HelperDef{std::move(code), std::move(deps)};
+    };
+
+    const Type int_types[] = {Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)};
+    for (Type t : int_types) {
+        auto v = int_vars(t);
+        const std::string s = v["S"];
+        if (t.is_int()) {
+            add("tessera_div_" + s, subst(R"C(/* Euclidean division (the remainder is never negative); x / 0 == 0;
+ * MIN / -1 == MIN. */
+static inline $T tessera_div_$S($T a, $T b) {
+    $T q, r;
+    if (b == 0) return 0;
+    if (b == -1) return ($T)(($W)0 - ($W)a);
+    q = ($T)(a / b);
+    r = ($T)(a % b);
+    if (r < 0) q = ($T)(b > 0 ? q - 1 : q + 1);
+    return q;
+}
+)C", v));
+            add("tessera_mod_" + s, subst(R"C(/* Euclidean modulo: 0 <= a % b < |b|; x % 0 == 0. */
+static inline $T tessera_mod_$S($T a, $T b) {
+    $T r;
+    if (b == 0 || b == -1) return 0;
+    r = ($T)(a % b);
+    if (r < 0) r = ($T)(b > 0 ? r + b : r - b);
+    return r;
+}
+)C", v));
+            add("tessera_sat_" + s, subst(R"C(/* Float to $T: truncate toward zero, saturate; NaN -> 0. */
+static inline $T tessera_sat_$S(double x) {
+    if (x != x) return 0;
+    if (x >= $HALF) return $MAX;
+    if (x <= -$HALF) return $MIN;
+    return ($T)x;
+}
+)C", v));
+            add("tessera_shl_pos_" + s, subst(R"C(static inline $T tessera_shl_pos_$S($T a, int64_t n) {
+    return n >= $BITS ? 0 : ($T)(($W)a << n);
+}
+)C", v));
+            add("tessera_shr_pos_" + s, subst(R"C(/* Arithmetic shift right by n >= 0 (floor(a / 2^n)), without shifting a
+ * negative value. */
+static inline $T tessera_shr_pos_$S($T a, int64_t n) {
+    if (n >= $BITS) return ($T)(a < 0 ? -1 : 0);
+    return ($T)(a < 0 ? ~(~a >> n) : a >> n);
+}
+)C", v));
+            add("tessera_abs_" + s, subst(R"C(static inline $U tessera_abs_$S($T a) {
+    return ($U)(a < 0 ? ($W)0 - ($W)a : ($W)a);
+}
+)C", v));
+        } else {
+            add("tessera_div_" + s, subst(R"C(static inline $T tessera_div_$S($T a, $T b) {
+    return ($T)(b == 0 ? 0 : a / b);
+}
+)C", v));
+            add("tessera_mod_" + s, subst(R"C(static inline $T tessera_mod_$S($T a, $T b) {
+    return ($T)(b == 0 ? 0 : a % b);
+}
+)C", v));
+            add("tessera_sat_" + s, subst(R"C(/* Float to $T: truncate toward zero, saturate; NaN -> 0. */
+static inline $T tessera_sat_$S(double x) {
+    if (x != x) return 0;
+    if (x >= $FULL) return $MAX;
+    if (x <= 0.0) return 0;
+    return ($T)x;
+}
+)C", v));
+            add("tessera_shl_pos_" + s, subst(R"C(static inline $T tessera_shl_pos_$S($T a, int64_t n) {
+    return n >= $BITS ? 0 : ($T)(($W)a << n);
+}
+)C", v));
+            add("tessera_shr_pos_" + s, subst(R"C(static inline $T tessera_shr_pos_$S($T a, int64_t n) {
+    return n >= $BITS ? 0 : ($T)(a >> n);
+}
+)C", v));
+        }
+        add("tessera_absd_" + s, subst(R"C(/* |a - b|, exact, in the unsigned type of the same width. */
+static inline $U tessera_absd_$S($T a, $T b) {
+    return ($U)(a < b ? ($W)b - ($W)a : ($W)a - ($W)b);
+}
+)C", v));
+        add("tessera_shl_" + s, subst(R"C(/* a << n; a negative n shifts right by -n; n >= $BITS gives 0. */
+static inline $T tessera_shl_$S($T a, int64_t n) {
+    return n < 0 ? tessera_shr_pos_$S(a, n == INT64_MIN ? INT64_MAX : -n) : tessera_shl_pos_$S(a, n);
+}
+)C", v), {"tessera_shl_pos_" + s, "tessera_shr_pos_" + s});
+        add("tessera_shr_" + s, subst(R"C(/* a >> n; a negative n shifts left by -n. */
+static inline $T tessera_shr_$S($T a, int64_t n) {
+    return n < 0 ? tessera_shl_pos_$S(a, n == INT64_MIN ? INT64_MAX : -n) : tessera_shr_pos_$S(a, n);
+}
+)C", v), {"tessera_shl_pos_" + s, "tessera_shr_pos_" + s});
+    }
+
+    add("tessera_mod_f32", R"C(/* Float modulo: a - b * floor(a / b), every step rounded to float. */
+static inline float tessera_mod_f32(float a, float b) {
+    const float q = floorf(a / b);
+    const float p = b * q;
+    return a - p;
+}
+)C");
+    add("tessera_mod_f64", R"C(/* Float modulo: a - b * floor(a / b), every step rounded to double. */
+static inline double tessera_mod_f64(double a, double b) {
+    const double q = floor(a / b);
+    const double p = b * q;
+    return a - p;
+}
+)C");
+    add("tessera_shift_amount_u64", R"C(/* A uint64 shift amount as a (saturated) int64 count. */
+static inline int64_t tessera_shift_amount_u64(uint64_t n) {
+    return n > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+)C");
+
+    // Messages and error reporting.
+    add("tessera_message_t", R"C(/* An error message under construction (truncated at 1023 characters). */
+typedef struct tessera_message_t {
+    char text[1024];
+    size_t length;
+} tessera_message_t;
+)C");
+    add("tessera_message_init", R"C(static inline void tessera_message_init(tessera_message_t *m) {
+    m->text[0] = 0;
+    m->length = 0;
+}
+)C", {"tessera_message_t"});
+    add("tessera_message_append", R"C(static inline void tessera_message_append(tessera_message_t *m, const char *s) {
+    while (*s != 0 && m->length + 1 < sizeof(m->text)) m->text[m->length++] = *s++;
+    m->text[m->length] = 0;
+}
+)C", {"tessera_message_t"});
+    add("tessera_message_append_int", R"C(static inline void tessera_message_append_int(tessera_message_t *m, int64_t v) {
+    char digits[32];
+    snprintf(digits, sizeof(digits), "%lld", (long long)v);
+    tessera_message_append(m, digits);
+}
+)C", {"tessera_message_append"});
+    add("tessera_message_append_uint",
+        R"C(static inline void tessera_message_append_uint(tessera_message_t *m, uint64_t v) {
+    char digits[32];
+    snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+    tessera_message_append(m, digits);
+}
+)C", {"tessera_message_append"});
+    add("tessera_message_append_float", R"C(/* 9 significant digits and an f suffix for float32, 17 digits for float64. */
+static inline void tessera_message_append_float(tessera_message_t *m, double v, int bits) {
+    char digits[64];
+    if (bits == 32) {
+        snprintf(digits, sizeof(digits), "%.9gf", v);
+    } else {
+        snprintf(digits, sizeof(digits), "%.17g", v);
+    }
+    tessera_message_append(m, digits);
+}
+)C", {"tessera_message_append"});
+    add("tessera_message_append_type",
+        R"C(static inline void tessera_message_append_type(tessera_message_t *m, int32_t code, int32_t bits) {
+    if (code == TESSERA_TYPE_BOOL && bits == 1) {
+        tessera_message_append(m, "bool");
+        return;
+    }
+    if (code == TESSERA_TYPE_INT || code == TESSERA_TYPE_UINT || code == TESSERA_TYPE_FLOAT) {
+        tessera_message_append(m, code == TESSERA_TYPE_INT ? "int" : code == TESSERA_TYPE_UINT ? "uint" : "float");
+        tessera_message_append_int(m, bits);
+        return;
+    }
+    tessera_message_append(m, "(type code ");
+    tessera_message_append_int(m, code);
+    tessera_message_append(m, ", ");
+    tessera_message_append_int(m, bits);
+    tessera_message_append(m, " bits)");
+}
+)C", {"tessera_message_append", "tessera_message_append_int"});
+    add("tessera_report_error", R"C(/* Calls the error handler (if any) with the message and returns the error code. */
+static inline int tessera_report_error(int code, const char *message) {
+    const tessera_error_handler_t handler = tessera_error_handler;
+    if (handler != NULL) handler(message);
+    return code;
+}
+)C");
+    add("tessera_check_buffer", R"C(/* TESSERA_SUCCESS if b is a buffer of the given element type and dimensionality with
+ * memory (or empty) and non-negative extents; otherwise reports why. */
+static inline int tessera_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
+                                       int32_t type_bits, int32_t dimensions) {
+    tessera_message_t m;
+    int32_t i;
+    int empty = 0;
+    tessera_message_init(&m);
+    tessera_message_append(&m, "buffer \"");
+    tessera_message_append(&m, name);
+    tessera_message_append(&m, "\": ");
+    if (b == NULL) {
+        tessera_message_append(&m, "the buffer argument is null");
+    } else if (b->type_code != type_code || b->type_bits != type_bits) {
+        tessera_message_append(&m, "the element type is ");
+        tessera_message_append_type(&m, b->type_code, b->type_bits);
+        tessera_message_append(&m, ", expected ");
+        tessera_message_append_type(&m, type_code, type_bits);
+    } else if (b->dimensions != dimensions) {
+        tessera_message_append(&m, "the buffer has ");
+        tessera_message_append_int(&m, b->dimensions);
+        tessera_message_append(&m, " dimensions, expected ");
+        tessera_message_append_int(&m, dimensions);
+    } else if (dimensions > 0 && b->dim == NULL) {
+        tessera_message_append(&m, "the dimensions are missing (dim is null)");
+    } else {
+        for (i = 0; i < dimensions; i++) {
+            if (b->dim[i].extent < 0) {
+                tessera_message_append(&m, "the extent of dimension ");
+                tessera_message_append_int(&m, i);
+                tessera_message_append(&m, " is negative (");
+                tessera_message_append_int(&m, b->dim[i].extent);
+                tessera_message_append(&m, ")");
+                return tessera_report_error(TESSERA_ERROR_BAD_BUFFER, m.text);
+            }
+            if (b->dim[i].extent == 0) empty = 1;
+        }
+        if (b->host != NULL || empty) return TESSERA_SUCCESS;
+        tessera_message_append(&m, "the buffer has no memory (host is null)");
+    }
+    return tessera_report_error(TESSERA_ERROR_BAD_BUFFER, m.text);
+}
+)C", {"tessera_message_init", "tessera_message_append", "tessera_message_append_int",
+      "tessera_message_append_type", "tessera_report_error"});
+    add("tessera_buffer_span", R"C(/* The first byte address and one past the last byte address of the elements of b
+ * (wrapping arithmetic); 0 if b has no elements. */
+static inline int tessera_buffer_span(const tessera_buffer_t *b, uint64_t element_bytes, uint64_t *first, uint64_t *end) {
+    uint64_t below = 0, above = 0;
+    int32_t i;
+    for (i = 0; i < b->dimensions; i++) {
+        const tessera_dim_t d = b->dim[i];
+        uint64_t reach;
+        if (d.extent <= 0) return 0;
+        reach = (uint64_t)(d.stride < 0 ? (uint64_t)0 - (uint64_t)d.stride : (uint64_t)d.stride);
+        reach *= (uint64_t)(d.extent - 1) * element_bytes;
+        if (d.stride < 0) {
+            below += reach;
+        } else {
+            above += reach;
+        }
+    }
+    *first = (uint64_t)(uintptr_t)b->host - below;
+    *end = (uint64_t)(uintptr_t)b->host + above + element_bytes;
+    return 1;
+}
+)C");
+    add("tessera_check_overlap", R"C(/* The output of a pipeline must not share memory with an input (the generated code
+ * declares buffer pointers restrict). */
+static inline int tessera_check_overlap(const tessera_buffer_t *output, const char *output_name, uint64_t output_bytes,
+                                        const tessera_buffer_t *input, const char *input_name, uint64_t input_bytes) {
+    uint64_t a0, a1, b0, b1;
+    tessera_message_t m;
+    if (!tessera_buffer_span(output, output_bytes, &a0, &a1) || !tessera_buffer_span(input, input_bytes, &b0, &b1)) {
+        return TESSERA_SUCCESS;
+    }
+    if (a0 >= b1 || b0 >= a1) return TESSERA_SUCCESS;
+    tessera_message_init(&m);
+    tessera_message_append(&m, "output buffer \"");
+    tessera_message_append(&m, output_name);
+    tessera_message_append(&m, "\" overlaps input buffer \"");
+    tessera_message_append(&m, input_name);
+    tessera_message_append(&m, "\": the output must not share memory with an input");
+    return tessera_report_error(TESSERA_ERROR_BUFFER_OVERLAP, m.text);
+}
+)C", {"tessera_buffer_span", "tessera_message_init", "tessera_message_append", "tessera_report_error"});
+    add("tessera_size_mul", R"C(/* *bytes *= extent, if extent >= 0 and the product stays within PTRDIFF_MAX. */
+static inline int tessera_size_mul(uint64_t *bytes, int64_t extent) {
+    const uint64_t limit = (uint64_t)PTRDIFF_MAX;
+    if (extent < 0) return 0;
+    if (extent != 0 && *bytes > limit / (uint64_t)extent) return 0;
+    *bytes *= (uint64_t)extent;
+    return 1;
+}
+)C");
+    return r;
+}
+
+const std::map<std::string, HelperDef> &registry() {
+    static const std::map<std::string, HelperDef> r = build_registry();
+    return r;
+}
+
+}  // namespace
+
+const std::string &HelperSet::use(const std::string &name) {
+    TESSERA_INTERNAL_ASSERT(registry().count(name), "unknown runtime helper " << name);
+    used_.insert(name);
+    return name;
+}
+
+std::string HelperSet::definitions() const {
+    const auto &reg = registry();
+    std::set<std::string> done;
+    std::string out;
+    std::function<void(const std::string &)> visit = [&](const std::string &name) {
+        if (done.count(name)) return;
+        done.insert(name);
+        const HelperDef &d = reg.at(name);
+        for (const std::string &dep : d.deps) visit(dep);
+        out += d.code;
+        out += "\n";
+    };
+    for (const std::string &name : used_) visit(name);
+    return out;
+}
+
+}  // namespace tessera::codegen
