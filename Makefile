@@ -2,6 +2,7 @@
 #
 #   make demo    install dependencies, configure, build, run the demo
 #   make test    install dependencies, configure, build, run all tests
+#   make bench   build and run the benchmarks
 #
 # Every target fails (non-zero exit) as soon as any step fails.
 
@@ -9,7 +10,7 @@ PRESET ?= default
 JOBS   ?= 2
 BUILD_DIR := build
 
-.PHONY: all deps configure build demo test clean
+.PHONY: all deps configure build demo test bench clean
 
 all: build
 
@@ -36,6 +37,12 @@ demo: deps
 test: deps
 	$(MAKE) --no-print-directory build
 	ctest --preset $(PRESET)
+
+# Benchmarks (not tests): compile time per pipeline; see bench/README.md.
+bench: deps
+	$(MAKE) --no-print-directory build
+	cmake --build --preset $(PRESET) --target bench
+	./$(BUILD_DIR)/bench/tessera_bench_compile_time
 
 clean:
 	rm -rf $(BUILD_DIR)

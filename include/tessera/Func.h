@@ -8,10 +8,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/Argument.h"
 #include "tessera/Buffer.h"
 #include "tessera/Expr.h"
 #include "tessera/IROperator.h"
 #include "tessera/RDom.h"
+#include "tessera/Target.h"
 
 namespace tessera {
 
@@ -95,11 +97,46 @@ public:
     /** The pure definition, or update i (CompileError if there is no such update). */
     Stage update(int i = 0) const;
 
-    /** Compute the Func over [0, sizes[0]) x [0, sizes[1]) x ... and return the result. */
-    Buffer<> realize(const std::vector<int> &sizes = {}) const;
+    /** Compute the Func over [0, sizes[0]) x [0, sizes[1]) x ... with compiled code (see
+     * compile_jit) and return the result. */
+    Buffer<> realize(const std::vector<int> &sizes = {},
+                     const Target &target = get_jit_target_from_environment()) const;
     Buffer<> realize(std::initializer_list<int> sizes) const { return realize(std::vector<int>(sizes)); }
     /** Compute the Func over the window of `dst` (which may have non-zero mins), into it. */
-    void realize(Buffer<> dst) const;
+    void realize(Buffer<> dst, const Target &target = get_jit_target_from_environment()) const;
+
+    /** Lower the pipeline computing this Func, emit C, and build and load it with the
+     * system C compiler ($CC, default cc), through the disk cache
+     * ($XDG_CACHE_HOME/tessera). realize calls this; calling it first moves the
+     * compilation out of the first realize. Compiling again for the same target is free. */
+    void compile_jit(const Target &target = get_jit_target_from_environment()) const;
+
+    /** The inputs the pipeline reads, in the order compiled code takes them when no list is
+     * given: ImageParams and Buffers in order of first use, then Params by name. */
+    std::vector<Argument> infer_arguments() const;
+
+    // Ahead-of-time compilation. The generated function is
+    //     int fn_name(<args in the order given>, tessera_buffer_t *output)
+    // with each ImageParam and Buffer listed as a `const tessera_buffer_t *` and each Param
+    // by value. Every Param and ImageParam the pipeline reads must be listed; Buffers it
+    // reads but that are not listed are compiled into the code. fn_name defaults to the
+    // Func's name.
+
+    /** A self-contained C source file (needs only a C99 compiler and libm). */
+    void compile_to_c(const std::string &filename, const std::vector<Argument> &args,
+                      const std::string &fn_name = "") const;
+    /** A header declaring the function (valid C and C++). */
+    void compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name = "") const;
+    /** An object file built by the system C compiler for `target`. */
+    void compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name = "", const Target &target = get_host_target()) const;
+    /** filename_prefix.a and filename_prefix.h. */
+    void compile_to_static_library(const std::string &filename_prefix, const std::vector<Argument> &args,
+                                   const std::string &fn_name = "",
+                                   const Target &target = get_host_target()) const;
+    /** The lowered statement, as text. */
+    void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {}) const;
 
     /** The same, always through the reference interpreter (the definition of meaning). */
     Buffer<> realize_reference(const std::vector<int> &sizes = {}) const;

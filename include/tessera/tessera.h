@@ -2,6 +2,7 @@
 // Tessera: a user-schedulable language for image and tensor pipelines.
 // The umbrella header: include this and use namespace tessera.
 
+#include "tessera/Argument.h"
 #include "tessera/BoundaryConditions.h"
 #include "tessera/Buffer.h"
 #include "tessera/Error.h"
@@ -10,4 +11,5 @@
 #include "tessera/IROperator.h"
 #include "tessera/Param.h"
 #include "tessera/RDom.h"
+#include "tessera/Target.h"
 #include "tessera/Type.h"

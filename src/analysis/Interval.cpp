@@ -9,6 +9,7 @@
 #include "ir/Check.h"
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "semantics/Scalar.h"
 
@@ -1182,6 +1183,83 @@ bool const_bounds(const Expr &e, const ConstBoundsScope &scope, int64_t &lo, int
 bool const_bounds(const Expr &e, int64_t &lo, int64_t &hi) {
     static const ConstBoundsScope empty;
     return const_bounds(e, empty, lo, hi);
+}
+
+namespace {
+
+bool mentions(const Expr &e, const std::string &name) {
+    struct Finder : IRVisitor {
+        const std::string &name;
+        bool found = false;
+        explicit Finder(const std::string &n) : name(n) {}
+        using IRVisitor::include;
+        void visit(const Variable *op) override { found = found || op->name == name; }
+    } f(name);
+    f.include(e);
+    return f.found;
+}
+
+void collect_conjuncts(const Expr &c, std::vector<Expr> &out) {
+    if (const And *a = as<And>(c)) {
+        collect_conjuncts(a->a, out);
+        collect_conjuncts(a->b, out);
+    } else {
+        out.push_back(c);
+    }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Interval>> narrow_by_condition(const Expr &condition, const Scope &scope) {
+    std::vector<Expr> conjuncts;
+    collect_conjuncts(condition, conjuncts);
+    std::map<std::string, Interval> narrowed;
+    for (const Expr &c : conjuncts) {
+        // Normalise to `v op e`, op one of < <= > >= ==.
+        ExprKind k = c->kind;
+        Expr a, b;
+        switch (k) {
+        case ExprKind::LT: a = as<LT>(c)->a, b = as<LT>(c)->b; break;
+        case ExprKind::LE: a = as<LE>(c)->a, b = as<LE>(c)->b; break;
+        case ExprKind::GT: a = as<GT>(c)->a, b = as<GT>(c)->b; break;
+        case ExprKind::GE: a = as<GE>(c)->a, b = as<GE>(c)->b; break;
+        case ExprKind::EQ: a = as<EQ>(c)->a, b = as<EQ>(c)->b; break;
+        default: continue;
+        }
+        const Variable *v = as<Variable>(a);
+        if (!v || !scope.contains(v->name)) {
+            v = as<Variable>(b);
+            if (!v || !scope.contains(v->name)) continue;
+            std::swap(a, b);
+            switch (k) {  // e op v  ==  v op' e
+            case ExprKind::LT: k = ExprKind::GT; break;
+            case ExprKind::LE: k = ExprKind::GE; break;
+            case ExprKind::GT: k = ExprKind::LT; break;
+            case ExprKind::GE: k = ExprKind::LE; break;
+            default: break;
+            }
+        }
+        const Type t = a.type();
+        if (!(t == Int(32) || t == Int(64)) || mentions(b, v->name)) continue;
+        auto it = narrowed.find(v->name);
+        Interval cur = it != narrowed.end() ? it->second : *scope.lookup(v->name);
+        const Interval e = bounds_of_expr(b, scope);
+        const Expr one = IntImm::make(t, 1);
+        // A bound of e that is off by one wraps only at the type's limits, where the
+        // resulting endpoint is looser than the current one, so min/max keep it sound.
+        Interval limit;
+        switch (k) {
+        case ExprKind::LT: if (e.max.defined()) limit.max = Sub::make(e.max, one); break;
+        case ExprKind::LE: limit.max = e.max; break;
+        case ExprKind::GT: if (e.min.defined()) limit.min = Add::make(e.min, one); break;
+        case ExprKind::GE: limit.min = e.min; break;
+        case ExprKind::EQ: limit = e; break;
+        default: break;
+        }
+        if (limit.is_everything()) continue;
+        narrowed[v->name] = intersect(cur, limit);
+    }
+    return {narrowed.begin(), narrowed.end()};
 }
 
 }  // namespace tessera::analysis

@@ -109,6 +109,14 @@ Interval interval_union(const Interval &a, const Interval &b);
  * interval's endpoint. */
 Interval intersect(const Interval &a, const Interval &b);
 
+/** Tighter intervals for the variables of `scope` that hold wherever `condition` is true:
+ * each conjunct `v < e`, `v <= e`, `v > e`, `v >= e` or `v == e` (either way round) with v
+ * an integer variable in scope and e not mentioning v narrows v's interval by e's bounds.
+ * Used for the statements an if guards (RDom `where` predicates, split tails), so that
+ * reads under the guard need only the region the guard lets through. Returns the new
+ * intervals of the narrowed variables (the others are unchanged). */
+std::vector<std::pair<std::string, Interval>> narrow_by_condition(const Expr &condition, const Scope &scope);
+
 /** A multi-dimensional region: one interval per dimension. */
 using Box = std::vector<Interval>;
 /** Per-dimension hull. An empty box (no dimensions) is the identity, so boxes can be

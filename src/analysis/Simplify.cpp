@@ -281,6 +281,18 @@ public:
 
     using IRMutator::mutate;
 
+    /** Expressions are DAGs: inlining substitutes one definition at every use, so the same
+     * node is reached many times. Each node is simplified once per set of bindings (the
+     * memo is dropped whenever a variable's replacement or bounds change). */
+    Expr mutate(const Expr &e) override {
+        if (!e.defined()) return e;
+        auto it = memo_.find(e.get());
+        if (it != memo_.end()) return it->second.second;
+        Expr r = IRMutator::mutate(e);
+        memo_.emplace(e.get(), std::make_pair(e, r));
+        return r;
+    }
+
 protected:
     // -----------------------------------------------------------------------------------
     // Expressions: simplify the children, then apply the rules for the node.
@@ -509,6 +521,7 @@ private:
     };
     std::vector<Saved> saved_;
     std::unordered_map<std::string, std::vector<Expr>> repl_;  // undefined entry: shadowed
+    std::unordered_map<const ExprNode *, std::pair<Expr, Expr>> memo_;  // node -> (node, simplified)
     int depth_ = 0;
 
     static constexpr int kMaxRuleDepth = 64;
@@ -521,14 +534,19 @@ private:
     };
     bool too_deep() const { return depth_ > kMaxRuleDepth; }
 
-    void push_repl(const std::string &name, Expr e) { repl_[name].push_back(std::move(e)); }
+    void push_repl(const std::string &name, Expr e) {
+        memo_.clear();
+        repl_[name].push_back(std::move(e));
+    }
     void pop_repl(const std::string &name) {
+        memo_.clear();
         auto it = repl_.find(name);
         it->second.pop_back();
         if (it->second.empty()) repl_.erase(it);
     }
 
     void push_bounds(const std::string &name, bool known, i128 lo, i128 hi) {
+        memo_.clear();
         auto it = bounds_.find(name);
         Saved s{name, it != bounds_.end(), it != bounds_.end() ? it->second : std::pair<int64_t, int64_t>()};
         saved_.push_back(std::move(s));
@@ -541,6 +559,7 @@ private:
         push_bounds(name, known, lo, hi);
     }
     void pop_bounds() {
+        memo_.clear();
         Saved s = std::move(saved_.back());
         saved_.pop_back();
         if (s.had) bounds_[s.name] = s.old;

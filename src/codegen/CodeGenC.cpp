@@ -64,8 +64,36 @@ const std::set<std::string> &reserved_identifiers() {
         "sinhf", "cosh", "coshf", "tanh", "tanhf", "asinh", "asinhf", "acosh", "acoshf", "atanh",
         "atanhf", "floor", "floorf", "ceil", "ceilf", "rint", "rintf", "trunc", "truncf", "fma",
         "fmaf", "fabs", "fabsf",
+        // The rest of the standard and GNU functions declared by the included headers
+        "abs", "labs", "llabs", "div", "ldiv", "lldiv", "atoi", "atol", "atoll", "atof", "strtol",
+        "strtoll", "strtoul", "strtoull", "strtod", "strtof", "strtold", "rand", "srand", "calloc",
+        "realloc", "aligned_alloc", "posix_memalign", "exit", "abort", "atexit", "qsort", "bsearch",
+        "getenv", "system", "random", "srandom", "memset", "memmove", "memcmp", "memchr", "strlen",
+        "strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strncat", "strchr", "strrchr", "strstr",
+        "strdup", "strtok", "strerror", "index", "rindex", "printf", "sprintf", "vprintf",
+        "vfprintf", "vsnprintf", "puts", "putchar", "fopen", "fclose", "fread", "fwrite", "fflush",
+        "remove", "rename", "tmpfile", "getchar", "fgets", "fgetc", "fputc", "perror", "scanf",
+        "sscanf", "fscanf", "fseek", "ftell", "rewind", "setbuf", "setvbuf",
     };
-    return words;
+    static const std::set<std::string> all = [] {
+        std::set<std::string> w = words;
+        // <math.h>: each function in its double, float and long double forms.
+        for (const char *f : {"acos", "asin", "atan", "atan2", "cos", "sin", "tan", "acosh", "asinh", "atanh",
+                              "cosh", "sinh", "tanh", "exp", "exp2", "expm1", "exp10", "pow10", "frexp", "ilogb",
+                              "ldexp", "log", "log10", "log1p", "log2", "logb", "modf", "scalbn", "scalbln",
+                              "scalb", "cbrt", "fabs", "hypot", "pow", "sqrt", "erf", "erfc", "lgamma", "tgamma",
+                              "gamma", "ceil", "floor", "nearbyint", "rint", "lrint", "llrint", "round", "lround",
+                              "llround", "trunc", "fmod", "remainder", "drem", "remquo", "copysign", "nan",
+                              "nextafter", "nexttoward", "fdim", "fmax", "fmin", "fma", "j0", "j1", "jn", "y0",
+                              "y1", "yn", "significand", "finite", "sincos", "isinf", "isnan", "fmaxmag",
+                              "fminmag", "roundeven", "canonicalize"}) {
+            w.insert(f);
+            w.insert(std::string(f) + "f");
+            w.insert(std::string(f) + "l");
+        }
+        return w;
+    }();
+    return all;
 }
 
 bool all_capitals_with_underscore(const std::string &s) {
@@ -255,16 +283,19 @@ public:
 
     std::string signature() const {
         std::string s = "int " + fn_ + "(";
+        bool first = true;
         for (size_t i = 0; i < p_.args.size(); i++) {
             const lower::Argument &a = p_.args[i];
-            if (i > 0) s += ", ";
+            if (a.embedded) continue;
+            if (!first) s += ", ";
+            first = false;
             switch (a.kind) {
             case lower::Argument::Kind::InputBuffer: s += "const tessera_buffer_t *" + arg_names_[i].descriptor; break;
             case lower::Argument::Kind::OutputBuffer: s += "tessera_buffer_t *" + arg_names_[i].descriptor; break;
             case lower::Argument::Kind::Param: s += c_type_name(a.type) + " " + arg_names_[i].ident; break;
             }
         }
-        if (p_.args.empty()) s += "void";
+        if (first) s += "void";
         return s + ")";
     }
 
@@ -272,6 +303,7 @@ public:
         std::string s = "/* Arguments, in order:\n";
         for (size_t i = 0; i < p_.args.size(); i++) {
             const lower::Argument &a = p_.args[i];
+            if (a.embedded) continue;
             s += " *   ";
             switch (a.kind) {
             case lower::Argument::Kind::InputBuffer:
@@ -288,27 +320,72 @@ public:
             }
             s += "\n";
         }
+        for (const lower::Argument &a : p_.args)
+            if (a.embedded)
+                s += " * The contents of the buffer \"" + comment_text(a.name) + "\" are compiled in.\n";
         return s + " * Returns TESSERA_SUCCESS (0) or an error code after calling tessera_error_handler. */\n";
     }
 
     std::string argv_wrapper() const {
-        std::string s = "int " + fn_ + "_argv(void **args) {\n";
-        if (p_.args.empty()) s += "    (void)args;\n";
-        s += "    return " + fn_ + "(";
+        std::string call;
+        int k = 0;
         for (size_t i = 0; i < p_.args.size(); i++) {
             const lower::Argument &a = p_.args[i];
-            if (i > 0) s += ", ";
-            const std::string ai = "args[" + std::to_string(i) + "]";
+            if (a.embedded) continue;
+            if (k > 0) call += ", ";
+            const std::string ai = "args[" + std::to_string(k++) + "]";
+            std::string &s = call;
             switch (a.kind) {
             case lower::Argument::Kind::InputBuffer: s += "(const tessera_buffer_t *)" + ai; break;
             case lower::Argument::Kind::OutputBuffer: s += "(tessera_buffer_t *)" + ai; break;
             case lower::Argument::Kind::Param: s += "*(const " + c_type_name(a.type) + " *)" + ai; break;
             }
         }
-        return s + ");\n}\n";
+        return "int " + fn_ + "_argv(void **args) {\n" + (k == 0 ? "    (void)args;\n" : "") + "    return " + fn_ +
+               "(" + call + ");\n}\n";
     }
 
     const std::string &function_name() const { return fn_; }
+
+    /** File-scope definitions of a Buffer compiled into the code: its elements, densely
+     * (dimension 0 innermost) as literals of the element type, its dimensions and its
+     * descriptor `descriptor`. */
+    std::string embedded_buffer(const lower::Argument &a, const std::string &descriptor) {
+        TESSERA_INTERNAL_ASSERT(a.buffer, "embedded argument " << a.name << " without its Buffer");
+        const ir::BufferData &b = *a.buffer;
+        int64_t count = 1;
+        for (const auto &d : b.dims) count *= d.extent;
+        std::ostringstream o;
+        o << "/* The contents of the buffer \"" << comment_text(a.name) << "\". */\n";
+        o << "static " << c_type_name(b.type) << " " << descriptor << "_host[" << std::max<int64_t>(count, 1) << "] = {";
+        std::vector<int32_t> c(b.dims.size());
+        for (size_t d = 0; d < c.size(); d++) c[d] = b.dims[d].min;
+        for (int64_t e = 0; e < count; e++) {
+            const semantics::Scalar v =
+                semantics::load_scalar(b.type, b.host + b.checked_offset(c.data(), int(c.size())) * b.type.bytes());
+            o << (e % 8 == 0 ? "\n    " : " ")
+              << (b.type.is_float() ? float_literal(b.type, v.f)
+                                    : b.type.is_int() ? int_literal(b.type, v.i) : uint_literal(b.type, v.u))
+              << ",";
+            for (size_t d = 0; d < c.size(); d++) {
+                if (++c[d] < b.dims[d].min + b.dims[d].extent) break;
+                c[d] = b.dims[d].min;
+            }
+        }
+        if (count <= 0) o << "0";
+        o << "\n};\n";
+        o << "static tessera_dim_t " << descriptor << "_dim[" << std::max<size_t>(b.dims.size(), 1) << "] = {";
+        int64_t stride = 1;
+        for (size_t d = 0; d < b.dims.size(); d++) {
+            o << (d ? ", " : "") << "{" << b.dims[d].min << ", " << b.dims[d].extent << ", " << stride << "}";
+            stride *= b.dims[d].extent;
+        }
+        if (b.dims.empty()) o << "{0, 0, 0}";
+        o << "};\n";
+        o << "static const tessera_buffer_t " << descriptor << " = {" << descriptor << "_host, " << type_code_macro(b.type)
+          << ", " << int(b.type.bits) << ", " << b.dims.size() << ", " << descriptor << "_dim};\n\n";
+        return o.str();
+    }
 
     std::string source() {
         TESSERA_INTERNAL_ASSERT(p_.body.defined(), "pipeline " << p_.name << " has no body");
@@ -316,8 +393,8 @@ public:
         UseCollector uses;
         uses.include(p_.body);
 
-        // Function-scope bindings.
-        std::ostringstream entry;
+        // Function-scope bindings, and the contents of embedded buffers.
+        std::ostringstream entry, embedded;
         const int output_index = find_output();
         for (size_t i = 0; i < p_.args.size(); i++) {
             const lower::Argument &a = p_.args[i];
@@ -328,6 +405,10 @@ public:
                 continue;
             }
             TESSERA_INTERNAL_ASSERT(a.type.is_scalar(), "buffer " << a.name << " of vector type");
+            if (a.embedded) {
+                embedded << embedded_buffer(a, n.descriptor + "_contents");
+                entry << "    const tessera_buffer_t *" << n.descriptor << " = &" << n.descriptor << "_contents;\n";
+            }
             entry << "    if (" << helpers_.use("tessera_check_buffer") << "(" << n.descriptor << ", "
                   << c_string_literal(a.name) << ", " << type_code_macro(a.type) << ", " << int(a.type.bits) << ", "
                   << a.dimensions << ")) return TESSERA_ERROR_BAD_BUFFER;\n";
@@ -394,6 +475,7 @@ public:
              << fn_ << "_argv(). Do not edit. */\n";
         file << c_prelude_text() << "\n";
         file << helpers_.definitions();
+        file << embedded.str();
         file << fn.str() << "\n";
         file << "/* " << fn_ << " with its arguments passed as an array of pointers: args[i] points to the\n"
              << " * tessera_buffer_t of a buffer argument or to the value of a scalar argument. */\n";

@@ -220,6 +220,10 @@ std::string fnv1a_128_hex(const std::string &data) {
     return buf;
 }
 
+std::string c_flags_for(const Target &target) {
+    return "-O3 " + target.c_flags() + " -ffp-contract=off -fno-fast-math -fPIC";
+}
+
 std::string default_c_compiler() {
     const std::string cc = getenv_string("CC");
     return cc.empty() ? "cc" : cc;

@@ -22,6 +22,7 @@
 #include "codegen/CodeGenC.h"
 #include "codegen/runtime/tessera_runtime.h"
 #include "lower/Lower.h"
+#include "tessera/Target.h"
 #include "tessera/Type.h"
 
 namespace tessera::ir {
@@ -35,6 +36,10 @@ namespace tessera::codegen {
 
 /** Flags that keep IEEE-754 semantics bit-exact (no fast-math, no contraction). */
 inline constexpr const char *kDefaultCFlags = "-O3 -march=native -ffp-contract=off -fno-fast-math -fPIC";
+
+/** The flags of kDefaultCFlags with the instruction-set flags of `target` in place of
+ * -march=native. */
+std::string c_flags_for(const Target &target);
 
 /** $CC if set and not empty, else "cc". */
 std::string default_c_compiler();

@@ -310,7 +310,5 @@ void Func::realize_reference(Buffer<> dst) const {
     semantics::reference_realize_into(data_, dst.data_handle());
 }
 
-Buffer<> Func::realize(const std::vector<int> &sizes) const { return realize_reference(sizes); }
-void Func::realize(Buffer<> dst) const { realize_reference(std::move(dst)); }
 
 }  // namespace tessera

@@ -10,6 +10,10 @@
 #include "tessera/Param.h"
 #include "tessera/RDom.h"
 
+namespace tessera::codegen {
+class JITModule;
+}
+
 namespace tessera::ir {
 
 /** One definition (stage) of a Func: the pure definition (stage 0) or an update. */
@@ -31,6 +35,11 @@ struct FunctionData {
     /** Set once another Func's definition calls this Func or it is realized: from then on
      * no update may be added (a Func only sees the definitions made before its use). */
     bool frozen = false;
+    /** The pipeline with this Func as output, compiled for `jit_target` (Func::compile_jit);
+     * realize reuses it while no schedule has changed since (`jit_epoch`). */
+    std::shared_ptr<const codegen::JITModule> jit;
+    std::string jit_target;
+    uint64_t jit_epoch = 0;
 
     bool defined() const { return !definitions.empty(); }
     int dimensions() const { return static_cast<int>(args.size()); }

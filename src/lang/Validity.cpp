@@ -304,4 +304,14 @@ void check_unique_names(const std::shared_ptr<FunctionData> &output, int stage) 
     }
 }
 
+void check_realize_sizes(const ir::FunctionData &f, const std::vector<int> &sizes) {
+    if (int(sizes.size()) != f.dimensions())
+        throw CompileError("Func \"" + f.name + "\" has " + std::to_string(f.dimensions()) +
+                           " dimensions but realize was given " + std::to_string(sizes.size()) + " sizes");
+    for (size_t i = 0; i < sizes.size(); i++)
+        if (sizes[i] < 0)
+            throw RuntimeError("realize of Func \"" + f.name + "\": size " + std::to_string(sizes[i]) +
+                               " of dimension " + std::to_string(i) + " is negative");
+}
+
 }  // namespace tessera::lang

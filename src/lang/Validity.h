@@ -30,6 +30,10 @@ void check_unique_names(const std::shared_ptr<ir::FunctionData> &output, int sta
 /** Coerce Func or image call coordinates to int32 (CompileError for non-integers). */
 std::vector<Expr> coerce_coordinates(std::vector<Expr> args, const std::string &callee);
 
+/** realize(sizes) of `f`: one size per dimension (CompileError), none negative
+ * (RuntimeError). */
+void check_realize_sizes(const ir::FunctionData &f, const std::vector<int> &sizes);
+
 /** Is e a startup expression (constants, Params and ImageParam bounds only)? */
 bool is_startup_expression(const Expr &e);
 

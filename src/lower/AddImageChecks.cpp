@@ -103,8 +103,9 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
             Expr mx = Sub::make(Add::make(mn, buffer_extent(img->name, i)), IntImm::make(Int(32), 1));
             Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
             coverage.push_back(AssertStmt::make(
-                ok, {str("Input buffer " + img->name + " is accessed at "), lo, str(" to "), hi,
-                     str(" in dimension " + std::to_string(i) + ", but it covers only "), mn, str(" to "), mx}));
+                ok, {str("Input buffer \"" + img->name + "\" is read at [") , lo, str(", "), hi,
+                     str("] in dimension " + std::to_string(i) + ", but it covers only ["), mn, str(", "), mx,
+                     str("]")}));
         }
     }
     if (!coverage.empty()) s = insert_after_lets(s, coverage);

@@ -4,6 +4,9 @@
 #include "lower/Lower.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "analysis/Simplify.h"
@@ -41,6 +44,17 @@ std::vector<Argument> pipeline_arguments(const FunctionData &output, const Stmt 
             IRVisitor::visit(op);
         }
         void visit(const Variable *op) override {
+            // An ImageParam whose shape is used (say, in an RDom's bounds) is an argument
+            // even where none of its elements is read.
+            if (op->var_kind == VarKind::InputBound && op->input && seen.insert(op->input->name).second) {
+                Argument a;
+                a.kind = Argument::Kind::InputBuffer;
+                a.name = op->input->name;
+                a.type = op->input->type;
+                a.dimensions = op->input->dimensions;
+                a.input = op->input;
+                buffers.push_back(a);
+            }
             if (op->var_kind == VarKind::Param && !params.count(op->name)) {
                 Argument a;
                 a.kind = Argument::Kind::Param;
@@ -63,20 +77,102 @@ std::vector<Argument> pipeline_arguments(const FunctionData &output, const Stmt 
     return args;
 }
 
+std::string describe_argument(const tessera::Argument &a) {
+    if (a.param) return "Param \"" + a.name + "\"";
+    if (a.input) return "ImageParam \"" + a.name + "\"";
+    return "Buffer \"" + a.name + "\"";
+}
+
+bool same_input(const Argument &used, const tessera::Argument &listed) {
+    return (listed.param && used.param == listed.param) || (listed.input && used.input == listed.input) ||
+           (listed.buffer && used.buffer == listed.buffer);
+}
+
+/** The arguments in the caller's order (LowerOptions::arguments), then the output. */
+std::vector<Argument> order_arguments(const std::string &pipeline, const std::vector<Argument> &used,
+                                      const std::vector<tessera::Argument> &listed) {
+    std::vector<Argument> ordered;
+    std::vector<bool> placed(used.size(), false);
+    for (size_t k = 0; k < listed.size(); k++) {
+        const tessera::Argument &l = listed[k];
+        if (!l.param && !l.input && !l.buffer)
+            throw CompileError("Argument " + std::to_string(k) + " given for pipeline \"" + pipeline +
+                               "\" is an undefined Buffer");
+        for (size_t j = 0; j < k; j++)
+            if ((l.param && l.param == listed[j].param) || (l.input && l.input == listed[j].input) ||
+                (l.buffer && l.buffer == listed[j].buffer))
+                throw CompileError("The " + describe_argument(l) + " is listed twice among the arguments of pipeline \"" +
+                                   pipeline + "\" (as argument " + std::to_string(j) + " and " + std::to_string(k) + ")");
+        bool found = false;
+        for (size_t i = 0; i < used.size(); i++) {
+            if (used[i].kind == Argument::Kind::OutputBuffer || !same_input(used[i], l)) continue;
+            ordered.push_back(used[i]);
+            placed[i] = found = true;
+        }
+        if (found) continue;
+        // Listed but not read: still a parameter of the generated function.
+        Argument a;
+        a.kind = l.is_scalar() ? Argument::Kind::Param : Argument::Kind::InputBuffer;
+        a.name = l.name;
+        a.type = l.type;
+        a.dimensions = l.dimensions;
+        a.param = l.param;
+        a.input = l.input;
+        a.buffer = l.buffer;
+        ordered.push_back(a);
+    }
+    for (size_t i = 0; i < used.size(); i++) {
+        if (placed[i] || used[i].kind == Argument::Kind::OutputBuffer) continue;
+        if (!used[i].buffer)
+            throw CompileError("Pipeline \"" + pipeline + "\" uses the " +
+                               (used[i].param ? "Param \"" : "ImageParam \"") + used[i].name +
+                               "\", which is not in the list of arguments it is compiled with; add it to the list");
+        Argument embedded = used[i];
+        embedded.embedded = true;
+        ordered.push_back(embedded);
+    }
+    for (const Argument &a : used)
+        if (a.kind == Argument::Kind::OutputBuffer) ordered.push_back(a);
+    return ordered;
+}
+
 }  // namespace
 
-LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOptions &options) {
-    (void)options;
-    lang::check_unique_names(output);
+/** Runs the passes, timing each one when $TESSERA_TIME_PASSES is set (printed to stderr). */
+class PassRunner {
+public:
+    explicit PassRunner(std::string pipeline) : pipeline_(std::move(pipeline)) {
+        const char *v = std::getenv("TESSERA_TIME_PASSES");
+        timed_ = v && *v && std::string(v) != "0";
+    }
+    template<typename F>
+    auto operator()(const char *pass, F &&f) {
+        if (!timed_) return f();
+        const auto start = std::chrono::steady_clock::now();
+        auto result = f();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "tessera: lowering %s: %-20s %8.3f ms\n", pipeline_.c_str(), pass, ms);
+        return result;
+    }
 
-    PipelinePlan plan = inline_functions(output);
-    Stmt s = schedule_functions(plan);
-    s = bounds_inference(plan, s);
-    s = add_image_checks(plan, s);
+private:
+    std::string pipeline_;
+    bool timed_ = false;
+};
+
+LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOptions &options) {
+    lang::check_unique_names(output);
+    PassRunner run(output->name);
+
+    PipelinePlan plan = run("inline functions", [&] { return inline_functions(output); });
+    Stmt s = run("schedule functions", [&] { return schedule_functions(plan); });
+    s = run("bounds inference", [&] { return bounds_inference(plan, s); });
+    s = run("add image checks", [&] { return add_image_checks(plan, s); });
     LoweredPipeline p;
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening
-    s = storage_flattening(plan, s);
-    s = analysis::simplify(s);
+    if (options.arguments) p.args = order_arguments(output->name, p.args, *options.arguments);
+    s = run("storage flattening", [&] { return storage_flattening(plan, s); });
+    s = run("simplify", [&] { return analysis::simplify(s); });
 
     p.name = output->name;
     p.output = output;

@@ -25,11 +25,13 @@
 // * Stores carry provenance annotations (ir::Provenance).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/IR.h"
 #include "lang/Function.h"
+#include "tessera/Argument.h"
 
 namespace tessera::lower {
 
@@ -42,6 +44,10 @@ struct Argument {
     std::shared_ptr<ir::BufferData> buffer;  // a Buffer read by the algorithm (bound when run)
     std::shared_ptr<ir::InputData> input;    // an ImageParam
     std::shared_ptr<ir::ParamData> param;    // a Param
+    /** A Buffer read by the algorithm that an ahead-of-time caller did not list among the
+     * arguments: its contents are compiled into the code and it is not a parameter of the
+     * generated function. */
+    bool embedded = false;
 };
 
 struct LoweredPipeline {
@@ -54,6 +60,11 @@ struct LoweredPipeline {
 struct LowerOptions {
     /** Run the provenance-preserving checks of each pass (tests). */
     bool check_invariants = false;
+    /** The caller's order of the inputs (ahead-of-time compilation). Every Param and
+     * ImageParam the pipeline uses must be listed (CompileError otherwise); listed inputs
+     * the pipeline does not use stay parameters; Buffers read but not listed are embedded.
+     * Unset: the order of src/lower/Lower.h. */
+    std::optional<std::vector<tessera::Argument>> arguments;
 };
 
 /** Lower the pipeline computing `output` (its dependencies, with their schedules). */

@@ -8,6 +8,7 @@
 
 #include "ir/Check.h"
 #include "ir/IRPrinter.h"
+#include "lang/Validity.h"
 #include "semantics/Scalar.h"
 
 namespace tessera::semantics {
@@ -663,13 +664,7 @@ Scalar ReferenceOracle::value(const FunctionData *f, int stage, const int32_t *c
 }
 
 std::shared_ptr<BufferData> reference_realize(const std::shared_ptr<FunctionData> &f, const std::vector<int> &sizes) {
-    if (int(sizes.size()) != f->dimensions())
-        throw CompileError("Func \"" + f->name + "\" has " + std::to_string(f->dimensions()) +
-                           " dimensions but realize was given " + std::to_string(sizes.size()) + " sizes");
-    for (size_t i = 0; i < sizes.size(); i++)
-        if (sizes[i] < 0)
-            throw RuntimeError("realize of Func \"" + f->name + "\": size " + std::to_string(sizes[i]) +
-                               " of dimension " + std::to_string(i) + " is negative");
+    lang::check_realize_sizes(*f, sizes);
     Interpreter interp(f);
     auto dst = tessera::detail::make_buffer(f->type, sizes, f->name);
     interp.realize_into(*dst);

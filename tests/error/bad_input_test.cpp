@@ -181,8 +181,18 @@ TEST(BadInput, BufferElementOutOfRange) {
         f(x) = samples(x + 5);
         f.realize({10});
     };
-    // The window is computed in order, so the first bad read is samples_in(10), at x = 5.
-    EXPECT_USER_ERROR(RuntimeError, algo, "samples_in", "dimension 0", "10", "[0, 9]");
+    // Compiled code checks the whole region it reads before computing anything.
+    EXPECT_USER_ERROR(RuntimeError, algo, "samples_in", "dimension 0", "[5, 14]", "[0, 9]");
+    // The reference interpreter computes the window in order, so the first bad read it
+    // reports is samples_in(10), at x = 5.
+    auto algo_reference = [] {
+        Buffer<int32_t> samples(std::vector<int>{10}, "samples_in");
+        Var x("x");
+        Func f("shifted");
+        f(x) = samples(x + 5);
+        f.realize_reference({10});
+    };
+    EXPECT_USER_ERROR(RuntimeError, algo_reference, "samples_in", "dimension 0", "10", "[0, 9]");
     // With a non-zero min.
     auto moved = [] {
         Buffer<int32_t> samples(std::vector<int>{10}, "moved");

@@ -45,6 +45,7 @@
 #include "semantics/Scalar.h"
 #include "tessera/Buffer.h"
 #include "tessera/Error.h"
+#include "support/scratch.h"
 
 using namespace tessera;
 using namespace tessera::ir;
@@ -55,23 +56,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // --------------------------------------------------------------------------------------
-// Environment: a private cache directory per test process, the C compilers available.
+// Environment: a private cache directory per test process (tests/support/scratch.h).
 
-const std::string &scratch_dir() {
-    static const std::string dir = [] {
-        fs::path d = fs::temp_directory_path() / ("tessera-codegen-test-" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d.string();
-    }();
-    return dir;
-}
-
-struct ScratchCleanup {
-    ~ScratchCleanup() {
-        std::error_code ec;
-        fs::remove_all(fs::temp_directory_path() / ("tessera-codegen-test-" + std::to_string(::getpid())), ec);
-    }
-} scratch_cleanup;
+const std::string &scratch_dir() { return tessera::testing::scratch_dir(); }
 
 cg::CCompilerOptions jit_options() {
     cg::CCompilerOptions o;
@@ -79,39 +66,10 @@ cg::CCompilerOptions jit_options() {
     return o;
 }
 
-std::string shell_output(const std::string &command, int *status) {
-    std::string out;
-    FILE *p = ::popen((command + " 2>&1").c_str(), "r");
-    if (!p) {
-        *status = -1;
-        return out;
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-    const int st = ::pclose(p);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return out;
-}
-
-bool have_command(const std::string &cmd) {
-    int status = 0;
-    shell_output("command -v " + cmd + " >/dev/null", &status);
-    return status == 0;
-}
-
-void write_text(const std::string &path, const std::string &text) {
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    ASSERT_TRUE(bool(f)) << path;
-}
-
-std::string read_text(const std::string &path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using tessera::testing::have_command;
+using tessera::testing::read_text;
+using tessera::testing::shell_output;
+using tessera::testing::write_text;
 
 // --------------------------------------------------------------------------------------
 // IR building

@@ -1,0 +1,142 @@
+// Func's compilation entry points: realize through compiled code, the JIT, and
+// ahead-of-time output. Each lowers the pipeline (src/lower/) and hands it to the C
+// backend (src/codegen/).
+
+#include <filesystem>
+#include <fstream>
+
+#include "codegen/Compiler.h"
+#include "ir/IRPrinter.h"
+#include "lang/Schedule.h"
+#include "lang/Validity.h"
+#include "lower/Lower.h"
+#include "semantics/IRInterpreter.h"
+#include "tessera/Func.h"
+
+namespace tessera {
+
+namespace {
+
+void require_defined(const ir::FunctionData &f, const char *what) {
+    if (f.definitions.empty())
+        throw CompileError(std::string("Can't ") + what + " Func \"" + f.name + "\": it has no definition");
+}
+
+lower::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args) {
+    f->frozen = true;
+    lower::LowerOptions options;
+    if (args) options.arguments = *args;
+    return lower::lower(f, options);
+}
+
+codegen::CodeGenOptions codegen_options(const std::string &fn_name) {
+    codegen::CodeGenOptions o;
+    o.function_name = fn_name;
+    return o;
+}
+
+codegen::CCompilerOptions c_compiler_for(const Target &target) {
+    codegen::CCompilerOptions o;
+    o.flags = codegen::c_flags_for(target);
+    return o;
+}
+
+const codegen::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
+    const std::string t = target.to_string();
+    if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch()) {
+        auto m = std::make_shared<codegen::JITModule>(lower_with(f, nullptr), c_compiler_for(target));
+        f->jit = std::move(m);
+        f->jit_target = t;
+        f->jit_epoch = lang::schedule_epoch();
+    }
+    return *f->jit;
+}
+
+void write_text(const std::string &path, const std::string &text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (out) out << text;
+    if (out) out.close();
+    if (!out) throw CompileError("cannot write \"" + path + "\"");
+}
+
+}  // namespace
+
+void Func::compile_jit(const Target &target) const {
+    require_defined(*data_, "compile");
+    jit_module(data_, target);
+}
+
+Buffer<> Func::realize(const std::vector<int> &sizes, const Target &target) const {
+    require_defined(*data_, "realize");
+    lang::check_realize_sizes(*data_, sizes);
+    Buffer<> out(data_->type, sizes, data_->name);
+    realize(out, target);
+    return out;
+}
+
+void Func::realize(Buffer<> dst, const Target &target) const {
+    require_defined(*data_, "realize");
+    if (!dst.defined()) throw RuntimeError("realize of Func \"" + data_->name + "\" into an undefined Buffer");
+    if (dst.type() != data_->type)
+        throw RuntimeError("realize of Func \"" + data_->name + "\" into Buffer \"" + dst.name() + "\": its element type is " +
+                           dst.type().to_string() + " but the Func's is " + data_->type.to_string());
+    if (dst.dimensions() != data_->dimensions())
+        throw RuntimeError("realize of Func \"" + data_->name + "\" into Buffer \"" + dst.name() + "\": it has " +
+                           std::to_string(dst.dimensions()) + " dimensions but the Func has " +
+                           std::to_string(data_->dimensions()));
+    const codegen::JITModule &m = jit_module(data_, target);
+    lower::LoweredPipeline shape;
+    shape.name = data_->name;
+    shape.args = m.arguments();
+    m.run(semantics::default_arguments(shape, dst.data_handle()));
+}
+
+std::vector<Argument> Func::infer_arguments() const {
+    require_defined(*data_, "infer the arguments of");
+    std::vector<Argument> result;
+    for (const lower::Argument &a : lower_with(data_, nullptr).args) {
+        if (a.kind == lower::Argument::Kind::OutputBuffer) continue;
+        if (a.param) {
+            result.emplace_back(a.param);
+        } else if (a.input) {
+            result.emplace_back(a.input);
+        } else {
+            result.emplace_back(Buffer<>(a.buffer));
+        }
+    }
+    return result;
+}
+
+void Func::compile_to_c(const std::string &filename, const std::vector<Argument> &args,
+                        const std::string &fn_name) const {
+    require_defined(*data_, "compile");
+    codegen::compile_to_c(lower_with(data_, &args), filename, codegen_options(fn_name));
+}
+
+void Func::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name) const {
+    require_defined(*data_, "compile");
+    codegen::compile_to_header(lower_with(data_, &args), filename, codegen_options(fn_name));
+}
+
+void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name, const Target &target) const {
+    require_defined(*data_, "compile");
+    codegen::compile_to_object(lower_with(data_, &args), filename, c_compiler_for(target), codegen_options(fn_name));
+}
+
+void Func::compile_to_static_library(const std::string &filename_prefix, const std::vector<Argument> &args,
+                                     const std::string &fn_name, const Target &target) const {
+    require_defined(*data_, "compile");
+    lower::LoweredPipeline p = lower_with(data_, &args);
+    codegen::compile_to_header(p, filename_prefix + ".h", codegen_options(fn_name));
+    codegen::compile_to_static_library(p, filename_prefix + ".a", c_compiler_for(target), codegen_options(fn_name));
+}
+
+void Func::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args) const {
+    require_defined(*data_, "compile");
+    lower::LoweredPipeline p = lower_with(data_, args.empty() ? nullptr : &args);
+    write_text(filename, ir::to_string(p.body) + "\n");
+}
+
+}  // namespace tessera
