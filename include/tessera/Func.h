@@ -13,6 +13,7 @@
 #include "tessera/Expr.h"
 #include "tessera/IROperator.h"
 #include "tessera/RDom.h"
+#include "tessera/Schedule.h"
 #include "tessera/Target.h"
 
 namespace tessera {
@@ -23,19 +24,79 @@ struct FunctionData;
 
 class Func;
 
+namespace lang {
+struct StageSchedule;
+}
+
 /** A definition of a Func (the pure definition, or update N), as returned by `f(x) = ...`
- * and `f.update(N)`. Scheduling directives will be methods of Stage. */
+ * and `f.update(N)`, and the loop directives that schedule it (Halide's names). Each
+ * directive checks that it is legal where it can (the loops it names exist, new names are
+ * fresh); the checks that need the whole pipeline run when it is compiled. Every
+ * violation is a CompileError that says what is wrong and what would be legal. */
 class Stage {
 public:
-    Stage(std::shared_ptr<ir::FunctionData> f, int stage) : func_(std::move(f)), stage_(stage) {}
+    Stage(std::shared_ptr<ir::FunctionData> f, int stage);
+    Stage(std::shared_ptr<ir::FunctionData> f, int stage, std::shared_ptr<lang::StageSchedule> schedule);
     /** "f" for the pure definition, "f.update(0)" for the first update. */
     std::string name() const;
     /** 0 for the pure definition, N + 1 for update N. */
     int stage_index() const { return stage_; }
 
+    /** Split the loop over `old` into `outer` and `inner` (inner of extent `factor`). */
+    Stage &split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner, const Expr &factor,
+                 TailStrategy tail = TailStrategy::Auto);
+    /** Join the loop over `inner` and the loop directly outside it, `outer`, into one. */
+    Stage &fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused);
+    /** Reorder the given loops among themselves, the first innermost. */
+    Stage &reorder(const std::vector<VarOrRVar> &vars);
+    template<typename... Args>
+    Stage &reorder(const VarOrRVar &x, const VarOrRVar &y, const Args &...rest) {
+        return reorder(std::vector<VarOrRVar>{x, y, VarOrRVar(rest)...});
+    }
+    Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+                const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xfactor, const Expr &yfactor,
+                TailStrategy tail = TailStrategy::Auto);
+    /** tile with the outer loops keeping the names x and y. */
+    Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+                const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
+    /** Run the loop as SIMD lanes (its extent must be a constant after bounds inference). */
+    Stage &vectorize(const VarOrRVar &var);
+    /** Split off an inner loop of `factor` iterations and vectorize it. */
+    Stage &vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** Replace the loop by copies of its body (constant extent). */
+    Stage &unroll(const VarOrRVar &var);
+    Stage &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** Run the iterations of the loop in parallel threads. */
+    Stage &parallel(const VarOrRVar &var);
+    /** Split the loop into tasks of `task_size` iterations and run the tasks in parallel. */
+    Stage &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);
+    Stage &serial(const VarOrRVar &var);
+    Stage &rename(const VarOrRVar &old_name, const VarOrRVar &new_name);
+    /** Permit parallel or vectorized reduction loops that Tessera cannot prove race-free;
+     * the results may then differ from the algorithm's. */
+    Stage &allow_race_conditions();
+    /** A copy of this stage's schedule, used when `condition` (a startup expression: Params
+     * and input bounds only) holds. Directives given to the returned Stage apply to that
+     * copy only; the copy starts from the schedule as it is now. */
+    Stage specialize(const Expr &condition);
+    /** Running the stage when none of its specializations' conditions holds is an error
+     * with this message. */
+    void specialize_fail(const std::string &message);
+    /** Split an associative and commutative integer update into an intermediate Func that
+     * computes partial results for each value of the preserved RVars (now pure Vars, which
+     * can be parallelized or vectorized), and a merge of those partial results. Returns the
+     * intermediate. */
+    Func rfactor(const RVar &r, const Var &v);
+    Func rfactor(const std::vector<std::pair<RVar, Var>> &preserved);
+
+    /** The loops of this stage, outermost first, for messages and tests ("y x"). */
+    std::string dump_loops() const;
+
 private:
+    lang::StageSchedule &schedule() const;
     std::shared_ptr<ir::FunctionData> func_;
     int stage_;
+    std::shared_ptr<lang::StageSchedule> schedule_;
 };
 
 /** `f(args)`: a call when used as an Expr, a definition when assigned to. */
@@ -96,6 +157,73 @@ public:
 
     /** The pure definition, or update i (CompileError if there is no such update). */
     Stage update(int i = 0) const;
+
+    // Loop directives on the pure definition (see Stage).
+    Func &split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner, const Expr &factor,
+                TailStrategy tail = TailStrategy::Auto);
+    Func &fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused);
+    Func &reorder(const std::vector<VarOrRVar> &vars);
+    template<typename... Args>
+    Func &reorder(const VarOrRVar &x, const VarOrRVar &y, const Args &...rest) {
+        return reorder(std::vector<VarOrRVar>{x, y, VarOrRVar(rest)...});
+    }
+    Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+               const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xfactor, const Expr &yfactor,
+               TailStrategy tail = TailStrategy::Auto);
+    Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+               const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
+    Func &vectorize(const VarOrRVar &var);
+    Func &vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    Func &unroll(const VarOrRVar &var);
+    Func &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    Func &parallel(const VarOrRVar &var);
+    Func &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);
+    Func &serial(const VarOrRVar &var);
+    Func &rename(const VarOrRVar &old_name, const VarOrRVar &new_name);
+    Func &allow_race_conditions();
+    Stage specialize(const Expr &condition);
+    void specialize_fail(const std::string &message);
+
+    // Where the Func is computed and stored.
+
+    /** Compute all of the Func that is needed, before the pipeline's output. */
+    Func &compute_root();
+    /** Compute the part of the Func needed by each iteration of the loop over `var` of `f`
+     * (at the top of its body). */
+    Func &compute_at(const Func &f, const VarOrRVar &var);
+    Func &compute_at(const LoopLevel &level);
+    /** Substitute the Func's definition into its callers (only for a Func with a single,
+     * pure definition). */
+    Func &compute_inline();
+    /** Keep the Func's storage at the top level, or at the top of the loop over `var` of
+     * `f`: at or outside its compute level. Storage outside the compute level lets each
+     * iteration compute only the values the previous ones have not (sliding window). */
+    Func &store_root();
+    Func &store_at(const Func &f, const VarOrRVar &var);
+    Func &store_at(const LoopLevel &level);
+    /** Compute exactly [min, min + extent) of dimension `var` (a run-time error if more is
+     * needed). */
+    Func &bound(const Var &var, const Expr &min, const Expr &extent);
+    /** Compute exactly `extent` points of dimension `var`, starting where needed. */
+    Func &bound_extent(const Var &var, const Expr &extent);
+    /** Compute a region of dimension `var` whose min is `remainder` modulo `modulus` and
+     * whose extent is a multiple of `modulus`. */
+    Func &align_bounds(const Var &var, const Expr &modulus, const Expr &remainder = 0);
+    /** The storage layout: the listed dimensions in this order, the first innermost. */
+    Func &reorder_storage(const std::vector<Var> &dims);
+    template<typename... Args>
+    Func &reorder_storage(const Var &x, const Var &y, const Args &...rest) {
+        return reorder_storage(std::vector<Var>{x, y, Var(rest)...});
+    }
+    /** Store only `extent` consecutive values of dimension `var`, as a circular buffer
+     * (valid while every iteration needs at most `extent` of them). */
+    Func &fold_storage(const Var &var, const Expr &extent, bool fold_forward = true);
+
+    /** A Func that wraps this one in `f` (or in every caller), scheduled on its own: calls
+     * of this Func in `f` become calls of the wrapper. */
+    Func in(const Func &f);
+    Func in(const std::vector<Func> &fs);
+    Func in();
 
     /** Compute the Func over [0, sizes[0]) x [0, sizes[1]) x ... with compiled code (see
      * compile_jit) and return the result. */

@@ -129,6 +129,7 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
         for (const Expr &a : args) f->args.push_back(as<Variable>(a)->name);
         f->type = value.type();
         d.pure_dims.assign(args.size(), true);
+        d.schedule = lang::default_stage_schedule(f->args, {});
         f->definitions.push_back(d);
         try {
             lang::check_unique_names(f, 0);
@@ -148,6 +149,14 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
     d.rdom = lang::find_rdom(*f, update_index + 1, args, value);
     lang::check_update_definition(*f, update_index, args, value, d.rdom, d.pure_dims);
     if (d.rdom) d.predicates = d.rdom->predicates;
+    {
+        std::vector<std::string> pure_vars, rvars;
+        for (size_t i = 0; i < args.size(); i++)
+            if (d.pure_dims[i]) pure_vars.push_back(as<Variable>(args[i])->name);
+        if (d.rdom)
+            for (const auto &dim : d.rdom->dims) rvars.push_back(dim.name);
+        d.schedule = lang::default_stage_schedule(pure_vars, rvars);
+    }
     weaken_self_calls(f, d);
     f->definitions.push_back(d);
     try {

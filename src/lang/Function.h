@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/IR.h"
+#include "lang/Schedule.h"
 #include "tessera/Buffer.h"
 #include "tessera/Param.h"
 #include "tessera/RDom.h"
@@ -25,6 +26,8 @@ struct Definition {
     /** Per dimension: true if the left-hand side argument is a bare Var (a pure dimension
      * of this stage), false if it is a reduction dimension (notes/seed002.md §2.3 rule 4). */
     std::vector<bool> pure_dims;
+    /** How this definition's loops run (src/lang/Schedule.h). */
+    std::shared_ptr<lang::StageSchedule> schedule;
 };
 
 struct FunctionData {
@@ -35,6 +38,8 @@ struct FunctionData {
     /** Set once another Func's definition calls this Func or it is realized: from then on
      * no update may be added (a Func only sees the definitions made before its use). */
     bool frozen = false;
+    /** Where this Func is computed and stored, and its storage layout. */
+    lang::FuncSchedule schedule;
     /** The pipeline with this Func as output, compiled for `jit_target` (Func::compile_jit);
      * realize reuses it while no schedule has changed since (`jit_epoch`). */
     std::shared_ptr<const codegen::JITModule> jit;

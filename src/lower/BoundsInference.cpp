@@ -1,21 +1,27 @@
 // Bounds inference: define the loop bounds of every stage and the extent of every
 // realization, from the regions their consumers require (notes/seed002.md §5.5).
 //
-// Funcs are processed consumers first. For a Func realized at some site, the region its
-// last definition must cover is the box of all reads of it in the consumer part of its
-// realization; loops enclosing the site stay symbolic, so a Func computed inside a loop
-// gets a per-iteration region. Each earlier definition covers the region of the next one
-// plus everything that definition reads of the Func or writes to it (so definition k-1
-// covers definition k in reduction dimensions too: the fix of §5.2). The realization is
-// the region of the pure definition. The lets are placed at the top of the compute site,
+// Funcs are processed consumers first. At each place a Func is computed, the region its
+// last definition must cover is the box of all reads of it in the consumer part of the
+// realization there; loops enclosing the site stay symbolic, so a Func computed inside a
+// loop gets a per-iteration region. bound(), bound_extent() and align_bounds() then fix or
+// widen that region (with a run-time check that it still covers what is needed). Each
+// earlier definition covers the region of the next one plus everything that definition
+// reads of the Func or writes to it (so definition k-1 covers definition k in reduction
+// dimensions too: the fix of §5.2). The lets are placed at the top of the compute site,
 // after those of the Funcs' consumers that share the site, so every bound is defined
 // before it is used.
+//
+// The storage of a Func (its Realize) covers every point its stages write (over-compute of
+// RoundUp and ShiftInwards splits included) and every point read, over all iterations of
+// the loops between its store level and its compute level.
 
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
 #include "lower/RequiredRegion.h"
+#include "tessera/IROperator.h"
 
 namespace tessera::lower {
 
@@ -26,27 +32,15 @@ namespace {
 
 using Lets = std::vector<std::pair<std::string, Expr>>;
 
-Stmt insert_lets(const Stmt &body, const Lets &lets) {
-    if (const LetStmt *l = as<LetStmt>(body)) return LetStmt::make(l->name, l->value, insert_lets(l->body, lets));
-    Stmt s = body;
+Stmt insert_lets(const Stmt &body, const Lets &lets, const std::vector<Stmt> &checks) {
+    if (const LetStmt *l = as<LetStmt>(body))
+        return LetStmt::make(l->name, l->value, insert_lets(l->body, lets, checks));
+    std::vector<Stmt> b = checks;
+    b.push_back(body);
+    Stmt s = Block::make(b);
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = LetStmt::make(it->first, it->second, s);
     return s;
 }
-
-class InsertAtSite : public IRMutator {
-public:
-    InsertAtSite(const std::string &site, const Lets &lets) : site_(site), lets_(lets) {}
-
-protected:
-    Stmt visit(const For *op, const Stmt &self) override {
-        if (op->name != site_) return IRMutator::visit(op, self);
-        return For::make(op->name, op->min, op->extent, op->for_type, insert_lets(op->body, lets_));
-    }
-
-private:
-    const std::string &site_;
-    const Lets &lets_;
-};
 
 /** The consumer part of the realization of `storage`. */
 class FindConsumer : public IRVisitor {
@@ -57,7 +51,7 @@ public:
 
 protected:
     void visit(const ProducerConsumer *op) override {
-        if (!op->is_producer && op->name == storage_) consumer = op->body;
+        if (!op->is_producer && op->name == storage_ && !consumer.defined()) consumer = op->body;
         IRVisitor::visit(op);
     }
 
@@ -70,25 +64,52 @@ std::string dims_text(const FunctionData &f, int i) {
 }
 
 Expr one() { return IntImm::make(Int(32), 1); }
+Expr str(const std::string &s) { return StringImm::make(s); }
 
-}  // namespace
+/** Applies bound(), bound_extent() and align_bounds() to the required region of dimension
+ * i; adds the checks that the result still covers what is required. */
+Interval apply_bounds(const FunctionData &f, int i, Interval need, std::vector<Stmt> &checks) {
+    const std::string &var = f.args[size_t(i)];
+    for (const lang::Bound &b : f.schedule.bounds) {
+        if (b.var != var) continue;
+        Interval r = need;
+        if (b.extent.defined()) {
+            Expr mn = b.min.defined() ? b.min : need.min;
+            r = Interval{mn, Sub::make(Add::make(mn, b.extent), one())};
+            Expr ok = Or::make(GT::make(need.min, need.max), And::make(LE::make(r.min, need.min), LE::make(need.max, r.max)));
+            checks.push_back(AssertStmt::make(
+                ok, {str("Func \"" + f.name + "\" is bound to ["), r.min, str(", "), r.max,
+                     str("] in " + dims_text(f, i) + " (bound or bound_extent), but ["), need.min, str(", "),
+                     need.max, str("] of it is needed")}));
+        }
+        if (b.modulus.defined()) {
+            // min rounded down to remainder (mod modulus), extent rounded up to a multiple.
+            Expr m = b.modulus;
+            Expr mn = Sub::make(r.min, Mod::make(Sub::make(r.min, b.remainder), m));
+            Expr count = Add::make(Sub::make(r.max, mn), one());
+            Expr rounded = Mul::make(Div::make(Sub::make(Add::make(count, m), one()), m), m);
+            r = Interval{mn, Sub::make(Add::make(mn, rounded), one())};
+        }
+        return r;
+    }
+    return need;
+}
 
-Stmt bounds_inference(const PipelinePlan &plan, Stmt s) {
-    for (int k = int(plan.funcs.size()) - 1; k >= 0; k--) {
-        const FuncPlan &p = plan.funcs[size_t(k)];
-        const FunctionData &f = *p.func;
-        const int n = f.dimensions();
+class BoundsOfFunc {
+public:
+    BoundsOfFunc(const FuncPlan &p) : p_(p), f_(*p.func) {}
 
-        // The region the last definition must cover.
+    /** The lets (and checks) defining the stage bounds of the Func at one compute site
+     * whose consumer part is `consumer` (undefined for the output). */
+    void at_site(const Stmt &consumer, Lets &lets, std::vector<Stmt> &checks) const {
+        const int n = f_.dimensions();
         std::vector<Interval> region(static_cast<size_t>(n));
-        if (p.is_output) {
+        if (p_.is_output) {
             for (int i = 0; i < n; i++)
-                region[size_t(i)] = Interval{buffer_min(f.name, i),
-                                             Sub::make(Add::make(buffer_min(f.name, i), buffer_extent(f.name, i)), one())};
+                region[size_t(i)] = Interval{buffer_min(f_.name, i),
+                                             Sub::make(Add::make(buffer_min(f_.name, i), buffer_extent(f_.name, i)), one())};
         } else {
-            FindConsumer find(p.storage);
-            find.include(s);
-            RequiredRegion r = required_region(find.consumer, p.storage, n, false);
+            RequiredRegion r = required_region(consumer, p_.storage, n, false);
             for (int i = 0; i < n; i++) {
                 if (!r.touched()) {
                     region[size_t(i)] = Interval{IntImm::make(Int(32), 0), IntImm::make(Int(32), -1)};
@@ -96,44 +117,128 @@ Stmt bounds_inference(const PipelinePlan &plan, Stmt s) {
                 }
                 const Interval &iv = r.box[size_t(i)];
                 if (!iv.is_bounded())
-                    throw CompileError("Func \"" + f.name + "\" is accessed in an unbounded way in " + dims_text(f, i) +
+                    throw CompileError("Func \"" + f_.name + "\" is accessed in an unbounded way in " + dims_text(f_, i) +
                                        " by Func \"" + r.unbounded_by[size_t(i)] +
                                        "\": the coordinates it is read at cannot be bounded; clamp them (for "
                                        "example with clamp(...) or a boundary condition)");
                 region[size_t(i)] = iv;
             }
         }
+        for (int i = 0; i < n; i++) region[size_t(i)] = apply_bounds(f_, i, region[size_t(i)], checks);
 
-        Lets lets;
-        for (int st = int(p.defs.size()) - 1; st >= 0; st--) {
-            const Definition &d = p.defs[size_t(st)];
+        for (int st = int(p_.defs.size()) - 1; st >= 0; st--) {
+            const Definition &d = p_.defs[size_t(st)];
             for (int i = 0; i < n; i++) {
                 if (!d.pure_dims[size_t(i)]) continue;
                 std::string v = dim_var_name(d, i);
-                lets.emplace_back(loop_min(f.name, st, v), analysis::simplify(region[size_t(i)].min));
-                lets.emplace_back(loop_max(f.name, st, v), analysis::simplify(region[size_t(i)].max));
-                region[size_t(i)] = Interval{Variable::make(Int(32), loop_min(f.name, st, v)),
-                                             Variable::make(Int(32), loop_max(f.name, st, v))};
+                lets.emplace_back(loop_min(f_.name, st, v), analysis::simplify(region[size_t(i)].min));
+                lets.emplace_back(loop_max(f_.name, st, v), analysis::simplify(region[size_t(i)].max));
+                region[size_t(i)] = Interval{Variable::make(Int(32), loop_min(f_.name, st, v)),
+                                             Variable::make(Int(32), loop_max(f_.name, st, v))};
             }
             if (st == 0) break;
-            RequiredRegion self = required_region(p.stages[size_t(st)], p.storage, n, true);
+            RequiredRegion self = required_region(p_.stages[size_t(st)], p_.storage, n, true);
             if (!self.touched()) continue;
             for (int i = 0; i < n; i++) {
                 const Interval &iv = self.box[size_t(i)];
                 if (!iv.is_bounded())
-                    throw CompileError("In " + describe_definition(f, st) + ": Func \"" + f.name +
-                                       "\" is read or written in an unbounded way in " + dims_text(f, i) +
+                    throw CompileError("In " + describe_definition(f_, st) + ": Func \"" + f_.name +
+                                       "\" is read or written in an unbounded way in " + dims_text(f_, i) +
                                        "; clamp the coordinates");
                 region[size_t(i)] = analysis::interval_union(region[size_t(i)], iv);
             }
         }
+    }
 
+    /** The lets defining the realization bounds "<storage>.r<i>.min/extent" of a Realize
+     * whose body is `body`: everything written or read there. */
+    Lets realization(const Stmt &body) const {
+        const int n = f_.dimensions();
+        RequiredRegion r = required_region(body, p_.storage, n, true);
+        Lets lets;
+        for (int i = 0; i < n; i++) {
+            Interval iv = r.touched() ? r.box[size_t(i)] : Interval{IntImm::make(Int(32), 0), IntImm::make(Int(32), -1)};
+            if (!iv.is_bounded())
+                throw CompileError("Func \"" + f_.name + "\" is accessed in an unbounded way in " + dims_text(f_, i) +
+                                   "; clamp the coordinates it is read at");
+            const std::string d = std::to_string(i);
+            Expr mn = analysis::simplify(iv.min);
+            lets.emplace_back(p_.storage + ".r" + d + ".min", mn);
+            lets.emplace_back(p_.storage + ".r" + d + ".extent",
+                              analysis::simplify(Add::make(Sub::make(iv.max, mn), one())));
+        }
+        return lets;
+    }
+
+private:
+    const FuncPlan &p_;
+    const FunctionData &f_;
+};
+
+/** Inserts the stage bounds at every occurrence of the compute site. */
+class InsertAtSite : public IRMutator {
+public:
+    InsertAtSite(const FuncPlan &p, const BoundsOfFunc &b) : p_(p), b_(b) {}
+
+protected:
+    Stmt visit(const For *op, const Stmt &self) override {
+        if (op->name != p_.compute_site) return IRMutator::visit(op, self);
+        FindConsumer find(p_.storage);
+        find.include(op->body);
+        Lets lets;
+        std::vector<Stmt> checks;
+        b_.at_site(find.consumer, lets, checks);
+        return For::make(op->name, op->min, op->extent, op->for_type, insert_lets(op->body, lets, checks));
+    }
+
+private:
+    const FuncPlan &p_;
+    const BoundsOfFunc &b_;
+};
+
+/** Defines the bounds of every Realize of the Func just above it. */
+class BoundRealizations : public IRMutator {
+public:
+    BoundRealizations(const FuncPlan &p, const BoundsOfFunc &b) : p_(p), b_(b) {}
+
+protected:
+    Stmt visit(const Realize *op, const Stmt &self) override {
+        Stmt s = IRMutator::visit(op, self);
+        if (op->name != p_.storage) return s;
+        Stmt r = s;
+        const Lets lets = b_.realization(as<Realize>(s)->body);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) r = LetStmt::make(it->first, it->second, r);
+        return r;
+    }
+
+private:
+    const FuncPlan &p_;
+    const BoundsOfFunc &b_;
+};
+
+}  // namespace
+
+Stmt bounds_inference(const PipelinePlan &plan, Stmt s) {
+    for (int k = int(plan.funcs.size()) - 1; k >= 0; k--) {
+        const FuncPlan &p = plan.funcs[size_t(k)];
+        BoundsOfFunc b(p);
         if (p.compute_site.empty()) {
-            s = insert_lets(s, lets);
+            Stmt consumer;
+            if (!p.is_output) {
+                FindConsumer find(p.storage);
+                find.include(s);
+                consumer = find.consumer;
+            }
+            Lets lets;
+            std::vector<Stmt> checks;
+            b.at_site(consumer, lets, checks);
+            s = insert_lets(s, lets, checks);
         } else {
-            InsertAtSite insert(p.compute_site, lets);
+            InsertAtSite insert(p, b);
             s = insert.mutate(s);
         }
+        BoundRealizations realize(p, b);
+        s = realize.mutate(s);
     }
     return s;
 }

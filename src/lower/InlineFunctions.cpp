@@ -1,9 +1,13 @@
-// Inlining: the default schedule computes a Func with only a pure definition wherever it
-// is used, by substituting its definition into its callers (Halide's default).
+// Which Funcs are computed, with what definitions: in() wrappers take the place of the
+// Funcs they wrap in their callers, and inlined Funcs (compute_inline, and by default every
+// Func with only a pure definition other than the output, as in Halide) are substituted
+// into their callers.
 
+#include <functional>
 #include <set>
 
 #include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "lower/Pipeline.h"
 
@@ -13,49 +17,139 @@ using namespace ir;
 
 namespace {
 
-bool inlinable(const FunctionData &f, const FunctionData &output) {
-    return &f != &output && f.definitions.size() == 1;
+bool is_inlined(const FunctionData &f, const FunctionData &output) {
+    if (&f == &output) return false;
+    const LoopLevel &level = f.schedule.compute_level;
+    if (level.is_inlined()) return true;
+    return !level.defined() && f.definitions.size() == 1;
 }
 
-class InlineCalls : public IRMutator {
+/** The wrapper that replaces calls of `callee` inside `caller`, if any. */
+std::shared_ptr<FunctionData> wrapper_for(const FunctionData &callee, const FunctionData &caller) {
+    const auto &w = callee.schedule.wrappers;
+    auto it = w.find(caller.name);
+    if (it != w.end()) return it->second;
+    it = w.find("");
+    // A global wrapper replaces the Func everywhere except in the wrappers themselves.
+    if (it != w.end() && caller.schedule.wraps != callee.name) return it->second;
+    return nullptr;
+}
+
+class ApplyWrappers : public IRMutator {
 public:
-    explicit InlineCalls(const FunctionData &output) : output_(output) {}
+    explicit ApplyWrappers(const FunctionData &caller) : caller_(caller) {}
 
 protected:
     Expr visit(const Call *op, const Expr &self) override {
         Expr e = IRMutator::visit(op, self);
         const Call *c = as<Call>(e);
-        if (c->call_kind != CallKind::Func || !inlinable(*c->func, output_)) return e;
-        const FunctionData &g = *c->func;
-        std::map<std::string, Expr> args;
-        for (size_t i = 0; i < g.args.size(); i++) args[g.args[i]] = c->args[i];
-        // The substituted body may itself call inlinable Funcs.
-        return mutate(substitute(args, g.definitions[0].value));
+        if (c->call_kind != CallKind::Func || c->func.get() == &caller_) return e;
+        auto w = wrapper_for(*c->func, caller_);
+        if (!w) return e;
+        return Call::make_func(w, c->args);
     }
 
 private:
-    const FunctionData &output_;
+    const FunctionData &caller_;
 };
+
+class InlineCalls : public IRMutator {
+public:
+    explicit InlineCalls(const std::map<const FunctionData *, Definition> &inlined) : inlined_(inlined) {}
+
+protected:
+    Expr visit(const Call *op, const Expr &self) override {
+        Expr e = IRMutator::visit(op, self);
+        const Call *c = as<Call>(e);
+        if (c->call_kind != CallKind::Func) return e;
+        auto it = inlined_.find(c->func.get());
+        if (it == inlined_.end()) return e;
+        const FunctionData &g = *c->func;
+        std::map<std::string, Expr> args;
+        for (size_t i = 0; i < g.args.size(); i++) args[g.args[i]] = c->args[i];
+        // The substituted body may itself call inlined Funcs.
+        return mutate(substitute(args, it->second.value));
+    }
+
+private:
+    const std::map<const FunctionData *, Definition> &inlined_;
+};
+
+template<typename F>
+Definition map_definition(const Definition &d, F &&f) {
+    Definition e = d;
+    for (Expr &a : e.args) a = f(a);
+    e.value = f(e.value);
+    for (Expr &p : e.predicates) p = f(p);
+    return e;
+}
 
 }  // namespace
 
 PipelinePlan inline_functions(const std::shared_ptr<FunctionData> &output) {
+    // Every Func the output depends on once wrappers are applied, producers first, with
+    // its definitions as its callers see them.
+    std::vector<std::shared_ptr<FunctionData>> order;
+    std::map<const FunctionData *, std::vector<Definition>> defs;
+    std::function<void(const std::shared_ptr<FunctionData> &)> visit = [&](const std::shared_ptr<FunctionData> &f) {
+        if (defs.count(f.get())) return;
+        ApplyWrappers wrap(*f);
+        std::vector<Definition> ds;
+        for (const Definition &d : f->definitions) ds.push_back(map_definition(d, [&](const Expr &e) { return wrap.mutate(e); }));
+        defs[f.get()] = ds;
+        struct Callees : IRVisitor {
+            std::vector<std::shared_ptr<FunctionData>> found;
+            const FunctionData *self = nullptr;
+            using IRVisitor::include;
+            void visit(const Call *op) override {
+                if (op->call_kind == CallKind::Func && op->func.get() != self) found.push_back(op->func);
+                IRVisitor::visit(op);
+            }
+        } callees;
+        callees.self = f.get();
+        for (const Definition &d : ds) {
+            for (const Expr &a : d.args) callees.include(a);
+            callees.include(d.value);
+            for (const Expr &p : d.predicates) callees.include(p);
+        }
+        for (const auto &c : callees.found) visit(c);
+        order.push_back(f);
+    };
+    visit(output);
+
+    std::map<const FunctionData *, Definition> inlined;
+    for (const auto &f : order)
+        if (is_inlined(*f, *output)) {
+            if (f->definitions.size() > 1)
+                throw CompileError("Func \"" + f->name +
+                                   "\" is scheduled inline but has update definitions; compute it with "
+                                   "compute_root() or compute_at()");
+            if (f->definitions[0].schedule->touched)
+                throw CompileError("Func \"" + f->name + "\" is computed inline (" +
+                                   (f->schedule.compute_level.is_inlined()
+                                        ? std::string("compute_inline()")
+                                        : std::string("the default for a Func with only a pure definition")) +
+                                   "), but its loops are scheduled (" + f->definitions[0].schedule->history.front() +
+                                   "): an inlined Func has no loops of its own. Compute it with compute_root() or "
+                                   "compute_at() to keep the loop directives");
+            if (f->schedule.store_level.defined())
+                throw CompileError("Func \"" + f->name + "\" is computed inline but has a storage level (" +
+                                   f->schedule.store_level.to_string() +
+                                   "); an inlined Func has no storage. Compute it with compute_root() or compute_at()");
+            inlined[f.get()] = defs[f.get()][0];
+        }
+
     PipelinePlan plan;
     plan.output = output;
-    InlineCalls inliner(*output);
-    for (const auto &f : dependency_order(output)) {
-        if (inlinable(*f, *output)) continue;
+    InlineCalls inliner(inlined);
+    for (const auto &f : order) {
+        if (inlined.count(f.get())) continue;
         FuncPlan p;
         p.func = f;
         p.is_output = f == output;
         p.storage = f->name;
-        for (const Definition &d : f->definitions) {
-            Definition e = d;
-            for (Expr &a : e.args) a = inliner.mutate(a);
-            e.value = inliner.mutate(e.value);
-            for (Expr &pr : e.predicates) pr = inliner.mutate(pr);
-            p.defs.push_back(std::move(e));
-        }
+        for (const Definition &d : defs[f.get()])
+            p.defs.push_back(map_definition(d, [&](const Expr &e) { return inliner.mutate(e); }));
         if (p.is_output) {
             // An update that writes through a reduction dimension may write outside the
             // output window; such an output is computed in its own storage and the window
@@ -73,6 +167,12 @@ FuncPlan &PipelinePlan::plan_of(const std::string &func_name) {
     for (FuncPlan &p : funcs)
         if (p.func->name == func_name) return p;
     throw InternalError("no plan for Func " + func_name);
+}
+
+const FuncPlan *PipelinePlan::find(const std::string &func_name) const {
+    for (const FuncPlan &p : funcs)
+        if (p.func->name == func_name) return &p;
+    return nullptr;
 }
 
 std::string loop_var(const std::string &func, int stage, const std::string &var) {

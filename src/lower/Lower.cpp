@@ -165,6 +165,10 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     PassRunner run(output->name);
 
     PipelinePlan plan = run("inline functions", [&] { return inline_functions(output); });
+    run("check schedules", [&] {
+        check_schedules(plan);
+        return 0;
+    });
     Stmt s = run("schedule functions", [&] { return schedule_functions(plan); });
     s = run("bounds inference", [&] { return bounds_inference(plan, s); });
     s = run("add image checks", [&] { return add_image_checks(plan, s); });

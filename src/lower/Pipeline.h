@@ -1,6 +1,6 @@
 #pragma once
 // The state shared by the lowering passes: which Funcs are computed, where, and their
-// definitions after inlining.
+// definitions after wrappers and inlining.
 
 #include <map>
 #include <memory>
@@ -19,22 +19,37 @@ struct FuncPlan {
     /** The name of its realization: the Func's name, except for an output whose updates
      * write outside the output window, which is realized as "<name>.tmp" and copied. */
     std::string storage;
-    /** Its definitions with every inlined Func substituted. */
+    /** Its definitions with wrappers applied and every inlined Func substituted. */
     std::vector<ir::Definition> defs;
     /** The loop nest of each definition (Provides to `storage`), built by
-     * schedule_functions. Loop variables are "<f>.s<k>.<var>", bounded by the variables
-     * "<f>.s<k>.<var>.min" and ".max" that bounds inference defines. */
+     * schedule_functions. Loop variables are "<f>.s<k>.<loop>"; the pure dimensions of
+     * stage k are bounded by the variables "<f>.s<k>.<var>.min" and ".max" that bounds
+     * inference defines. */
     std::vector<ir::Stmt> stages;
-    /** The loop whose body holds the realization ("" for the top level). */
+    /** The loop at the top of whose body the Func is computed, and the one where its
+     * storage lives ("" for the top level). */
     std::string compute_site;
+    std::string store_site;
+};
+
+/** What the user calls a loop of the lowered code, for messages: "the loop over x of Func
+ * \"blur\"" and its compute_at spelling "compute_at(blur, x)". */
+struct LoopInfo {
+    std::string func;
+    int stage = 0;
+    std::string var;   // the user's name of the loop
+    bool pure = true;
 };
 
 struct PipelinePlan {
     std::shared_ptr<ir::FunctionData> output;
     /** Computed Funcs, producers before consumers; the output is last. */
     std::vector<FuncPlan> funcs;
+    /** Every loop the stages create, by loop variable name. */
+    std::map<std::string, LoopInfo> loops;
 
     FuncPlan &plan_of(const std::string &func_name);
+    const FuncPlan *find(const std::string &func_name) const;
 };
 
 /** Names of the lowered loop variables and their bounds. */
@@ -44,30 +59,52 @@ std::string loop_max(const std::string &func, int stage, const std::string &var)
 /** The name of the pure variable at dimension i of definition k (its LHS Var). */
 std::string dim_var_name(const ir::Definition &d, int i);
 
-/** Buffer descriptor variables of a pipeline argument (src/lower/Lower.h). */
+/** Buffer descriptor variables of a pipeline argument or allocation (src/lower/Lower.h). */
 Expr buffer_min(const std::string &buffer, int dim);
 Expr buffer_extent(const std::string &buffer, int dim);
 Expr buffer_stride(const std::string &buffer, int dim);
 
 // The passes, in the order lower() runs them (src/lower/Lower.cpp).
 
-/** Decide which Funcs are inlined (the default schedule: every Func with only a pure
- * definition, except the output) and substitute them into the others. */
+/** Apply in() wrappers, decide which Funcs are inlined (compute_inline, and by default
+ * every Func with only a pure definition except the output) and substitute them into the
+ * others. */
 PipelinePlan inline_functions(const std::shared_ptr<ir::FunctionData> &output);
 
-/** Build each computed Func's loop nests and place its realization at its compute site
- * (the default schedule: the innermost loop enclosing all its uses; the output at the top
- * level). */
+/** The legality rules that need the whole pipeline: tail strategies against the Func's
+ * definitions, races of parallel and vectorized reduction loops, reordered RVars,
+ * directives on inlined Funcs. */
+void check_schedules(const PipelinePlan &plan);
+
+/** Build each computed Func's loop nests from its schedule (splits, fusions, order, loop
+ * kinds, specializations) and place its realization at its store and compute levels. */
 ir::Stmt schedule_functions(PipelinePlan &plan);
 
 /** Define every loop bound and realization bound variable (symbolic interval analysis
- * over the uses of each Func; notes/seed002.md §5.5). */
+ * over the uses of each Func; notes/seed002.md §5.5), honouring bound() and
+ * align_bounds(). */
 ir::Stmt bounds_inference(const PipelinePlan &plan, ir::Stmt s);
 
-/** Entry checks: parameter ranges, RDom extents, input buffers covering what is read. */
+/** A Func stored outside its compute level computes, in each iteration, only what the
+ * previous iterations have not (sliding window), and its storage is folded to the rows
+ * one iteration needs (explicit fold_storage, and automatically after sliding). */
+ir::Stmt sliding_window(const PipelinePlan &plan, ir::Stmt s);
+
+/** Entry checks: parameter ranges, RDom extents, input buffers covering what is read, the
+ * output buffer covering what is written. */
 ir::Stmt add_image_checks(const PipelinePlan &plan, ir::Stmt s);
 
-/** Realize/Provide/Call on Funcs and images become Allocate/Store/Load on flat memory. */
+/** Realize/Provide/Call on Funcs and images become Allocate/Store/Load on flat memory,
+ * in each Func's storage order and with its storage folds. */
 ir::Stmt storage_flattening(const PipelinePlan &plan, ir::Stmt s);
+
+/** Unrolled loops become copies of their bodies. */
+ir::Stmt unroll_loops(ir::Stmt s);
+
+/** Guards and boundary clamps are peeled off the steady state of loops. */
+ir::Stmt partition_loops(ir::Stmt s);
+
+/** Vectorized loops become vector expressions and stores. */
+ir::Stmt vectorize_loops(ir::Stmt s);
 
 }  // namespace tessera::lower

@@ -1,6 +1,26 @@
-// Loop-nest synthesis: each computed Func's definitions become loop nests (pure loops
-// outside, RDom loops inside with r.x innermost, dimension 0 innermost), and each Func's
-// realization is placed at its compute site.
+// Loop-nest synthesis and realization placement.
+//
+// Each definition of a computed Func becomes a loop nest from its StageSchedule: its loops
+// in the scheduled order (by default pure loops outside RDom loops, dimension 0 and r.x
+// innermost), with the variables of the algorithm defined from the loop variables by the
+// splits, fusions and renames, innermost:
+//
+//   split old -> (outer, inner) by F     outer in [0, ceil(extent / F)), inner in [0, F)
+//     RoundUp, GuardWithIf               old = old.min + outer * F + inner
+//     ShiftInwards                       old = old.min + min(outer * F, extent - F) + inner
+//     GuardWithIf also guards the body   if (old <= old.max)
+//   fuse (inner, outer) -> fused          fused in [0, inner.extent * outer.extent)
+//                                        inner = inner.min + fused % inner.extent
+//                                        outer = outer.min + fused / inner.extent
+//   rename old -> new                    old = new
+//
+// A stage with specializations becomes `if (c1) nest1 else if (c2) nest2 ... else nest`.
+//
+// Each Func's realization is then placed: its storage (Realize) at the top of the body of
+// its store level, its computation (produce, then consume) at the top of the body of its
+// compute level. Consumers are placed first, so a producer's realization encloses its
+// consumers'. A compute or store level must enclose every use of the Func; otherwise the
+// error lists the levels that would be legal.
 
 #include <algorithm>
 #include <set>
@@ -9,10 +29,14 @@
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "lower/Pipeline.h"
+#include "tessera/IROperator.h"
 
 namespace tessera::lower {
 
 using namespace ir;
+using lang::Dim;
+using lang::Split;
+using lang::StageSchedule;
 
 namespace {
 
@@ -36,59 +60,168 @@ private:
     std::string to_;
 };
 
-Stmt build_stage(const FuncPlan &p, int s) {
-    const FunctionData &f = *p.func;
-    const Definition &d = p.defs[size_t(s)];
-    std::map<std::string, Expr> subs;
-    const int n = f.dimensions();
-    for (int i = 0; i < n; i++) {
-        if (!d.pure_dims[size_t(i)]) continue;
-        std::string v = dim_var_name(d, i);
-        subs[v] = Variable::make(Int(32), loop_var(f.name, s, v));
-    }
-    std::vector<std::pair<std::string, Expr>> rvars;
-    if (d.rdom) {
-        for (const auto &dim : d.rdom->dims) {
-            Expr lv = Variable::make(Int(32), loop_var(f.name, s, dim.name));
-            subs[dim.name] = lv;
-            rvars.emplace_back(dim.name, lv);
-        }
-    }
-    RenameCalls rename(&f, p.storage);
-    auto lowered = [&](const Expr &e) {
-        Expr r = substitute(subs, e);
-        return p.storage == f.name ? r : rename.mutate(r);
-    };
-    std::vector<Expr> args;
-    for (const Expr &a : d.args) args.push_back(lowered(a));
-    auto prov = std::make_shared<Provenance>();
-    prov->func = f.name;
-    prov->stage = s;
-    prov->coords = args;
-    prov->rvars = rvars;
-    Stmt body = Provide::make(p.storage, lowered(d.value), args, prov);
-    if (!d.predicates.empty()) {
-        Expr cond;
-        for (const Expr &pr : d.predicates) cond = cond.defined() ? And::make(cond, lowered(pr)) : lowered(pr);
-        body = IfThenElse::make(cond, body);
-    }
-    if (d.rdom) {
-        // r.x (dimension 0) is wrapped first, so it is the innermost loop.
-        for (const auto &dim : d.rdom->dims)
-            body = For::make(loop_var(f.name, s, dim.name), dim.min, dim.extent, ForType::Serial, body);
-    }
-    for (int i = 0; i < n; i++) {
-        if (!d.pure_dims[size_t(i)]) continue;
-        std::string v = dim_var_name(d, i);
-        Expr mn = Variable::make(Int(32), loop_min(f.name, s, v));
-        Expr mx = Variable::make(Int(32), loop_max(f.name, s, v));
-        body = For::make(loop_var(f.name, s, v), mn, Add::make(Sub::make(mx, mn), IntImm::make(Int(32), 1)),
-                         ForType::Serial, body);
-    }
-    return body;
+Expr i32(int64_t v) { return IntImm::make(Int(32), v); }
+
+struct LoopRange {
+    Expr min, extent;
+};
+
+/** The tail strategy a split uses: Auto resolves to ShiftInwards for the pure definition
+ * of a single-definition Func that is not the output, GuardWithIf otherwise. */
+TailStrategy resolve_tail(const FuncPlan &p, int stage, const Split &s, bool rvar) {
+    if (s.tail != TailStrategy::Auto) return s.tail;
+    if (!rvar && stage == 0 && p.defs.size() == 1 && !p.is_output) return TailStrategy::ShiftInwards;
+    return TailStrategy::GuardWithIf;
 }
 
-/** The loops enclosing each call to a Func, to find the innermost loop enclosing all. */
+class StageBuilder {
+public:
+    StageBuilder(PipelinePlan &plan, const FuncPlan &p, int stage) : plan_(plan), p_(p), stage_(stage) {}
+
+    /** The loop nest of the stage under schedule `s` (with its specializations). */
+    Stmt build(const StageSchedule &s) {
+        if (s.specializations.empty()) return nest(s);
+        Stmt result;
+        // The last specialization is tried last: build the chain from the end.
+        Stmt otherwise = nest(s);
+        for (auto it = s.specializations.rbegin(); it != s.specializations.rend(); ++it) {
+            if (!it->schedule) {
+                otherwise = AssertStmt::make(make_bool(false),
+                                             {StringImm::make("specialize_fail in " +
+                                                              describe_definition(*p_.func, stage_) + ": " +
+                                                              it->failure_message)});
+                continue;
+            }
+            otherwise = IfThenElse::make(it->condition, build(*it->schedule), otherwise);
+        }
+        return otherwise;
+    }
+
+private:
+    Expr loop_variable(const std::string &loop) const {
+        return Variable::make(Int(32), loop_var(p_.func->name, stage_, loop));
+    }
+
+    /** The innermost statement: the Provide of the definition, under its predicates. */
+    Stmt body() {
+        const FunctionData &f = *p_.func;
+        const Definition &d = p_.defs[size_t(stage_)];
+        std::map<std::string, Expr> subs;
+        for (int i = 0; i < f.dimensions(); i++) {
+            if (!d.pure_dims[size_t(i)]) continue;
+            std::string v = dim_var_name(d, i);
+            subs[v] = loop_variable(v);
+        }
+        std::vector<std::pair<std::string, Expr>> rvars;
+        if (d.rdom) {
+            for (const auto &dim : d.rdom->dims) {
+                Expr lv = loop_variable(dim.name);
+                subs[dim.name] = lv;
+                rvars.emplace_back(dim.name, lv);
+            }
+        }
+        RenameCalls rename(&f, p_.storage);
+        auto lowered = [&](const Expr &e) {
+            Expr r = substitute(subs, e);
+            return p_.storage == f.name ? r : rename.mutate(r);
+        };
+        std::vector<Expr> args;
+        for (const Expr &a : d.args) args.push_back(lowered(a));
+        auto prov = std::make_shared<Provenance>();
+        prov->func = f.name;
+        prov->stage = stage_;
+        prov->coords = args;
+        prov->rvars = rvars;
+        Stmt s = Provide::make(p_.storage, lowered(d.value), args, prov);
+        if (!d.predicates.empty()) {
+            Expr cond;
+            for (const Expr &pr : d.predicates) cond = cond.defined() ? And::make(cond, lowered(pr)) : lowered(pr);
+            s = IfThenElse::make(cond, s);
+        }
+        return s;
+    }
+
+    Stmt nest(const StageSchedule &s) {
+        const FunctionData &f = *p_.func;
+        const Definition &d = p_.defs[size_t(stage_)];
+
+        // The range of every loop variable, original ones first.
+        std::map<std::string, LoopRange> range;
+        std::map<std::string, bool> is_rvar;
+        for (int i = 0; i < f.dimensions(); i++) {
+            if (!d.pure_dims[size_t(i)]) continue;
+            std::string v = dim_var_name(d, i);
+            Expr mn = Variable::make(Int(32), loop_min(f.name, stage_, v));
+            Expr mx = Variable::make(Int(32), loop_max(f.name, stage_, v));
+            range[v] = {mn, Add::make(Sub::make(mx, mn), i32(1))};
+            is_rvar[v] = false;
+        }
+        if (d.rdom)
+            for (const auto &dim : d.rdom->dims) {
+                range[dim.name] = {dim.min, dim.extent};
+                is_rvar[dim.name] = true;
+            }
+
+        // Definitions of split variables (innermost last) and guards.
+        std::vector<std::pair<std::string, Expr>> defs;
+        std::vector<Expr> guards;
+        for (const Split &sp : s.splits) {
+            switch (sp.kind) {
+            case Split::Kind::SplitVar: {
+                const LoopRange old = range.at(sp.old_var);
+                const Expr F = sp.factor;
+                range[sp.inner] = {i32(0), F};
+                range[sp.outer] = {i32(0), Div::make(Sub::make(Add::make(old.extent, F), i32(1)), F)};
+                is_rvar[sp.inner] = is_rvar[sp.outer] = is_rvar.at(sp.old_var);
+                const TailStrategy tail = resolve_tail(p_, stage_, sp, is_rvar.at(sp.old_var));
+                Expr base = Mul::make(loop_variable(sp.outer), F);
+                if (tail == TailStrategy::ShiftInwards) base = Min::make(base, Sub::make(old.extent, F));
+                Expr value = Add::make(Add::make(old.min, base), loop_variable(sp.inner));
+                defs.emplace_back(sp.old_var, value);
+                if (tail == TailStrategy::GuardWithIf)
+                    guards.push_back(LT::make(loop_variable(sp.old_var), Add::make(old.min, old.extent)));
+                break;
+            }
+            case Split::Kind::FuseVars: {
+                const LoopRange in = range.at(sp.inner), out = range.at(sp.outer);
+                range[sp.old_var] = {i32(0), Mul::make(in.extent, out.extent)};
+                is_rvar[sp.old_var] = is_rvar.at(sp.inner) || is_rvar.at(sp.outer);
+                defs.emplace_back(sp.inner, Add::make(in.min, Mod::make(loop_variable(sp.old_var), in.extent)));
+                defs.emplace_back(sp.outer, Add::make(out.min, Div::make(loop_variable(sp.old_var), in.extent)));
+                break;
+            }
+            case Split::Kind::RenameVar:
+                range[sp.outer] = range.at(sp.old_var);
+                is_rvar[sp.outer] = is_rvar.at(sp.old_var);
+                defs.emplace_back(sp.old_var, loop_variable(sp.outer));
+                break;
+            }
+        }
+
+        Stmt st = body();
+        // Guards nest: each is evaluated only where the ones outside it hold.
+        for (auto it = guards.rbegin(); it != guards.rend(); ++it) st = IfThenElse::make(*it, st);
+        // A later split defines the variables an earlier one uses: its let is outside.
+        for (const auto &[name, value] : defs)
+            st = LetStmt::make(loop_var(f.name, stage_, name), value, st);
+        for (const Dim &dim : s.dims) {
+            const LoopRange &r = range.at(dim.loop);
+            const std::string name = loop_var(f.name, stage_, dim.loop);
+            st = For::make(name, r.min, r.extent, dim.for_type, st);
+            plan_.loops[name] = LoopInfo{f.name, stage_, dim.var, dim.pure};
+        }
+        return st;
+    }
+
+    PipelinePlan &plan_;
+    const FuncPlan &p_;
+    int stage_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Realization placement
+
+/** The loops enclosing each call to a Func (outermost first). */
 class CallSites : public IRVisitor {
 public:
     explicit CallSites(std::string name) : name_(std::move(name)) {}
@@ -113,52 +246,163 @@ private:
     std::vector<std::string> stack_;
 };
 
-std::string innermost_common_loop(const Stmt &s, const std::string &func) {
+/** The loops that enclose every use of `func`, outermost first. */
+std::vector<std::string> common_loops(const Stmt &s, const std::string &func) {
     CallSites sites(func);
     sites.include(s);
-    if (sites.sites.empty()) return "";
+    if (sites.sites.empty()) return {};
     std::vector<std::string> common = sites.sites[0];
     for (const auto &st : sites.sites) {
         size_t k = 0;
         while (k < common.size() && k < st.size() && common[k] == st[k]) k++;
         common.resize(k);
     }
-    return common.empty() ? "" : common.back();
+    return common;
 }
 
-Stmt realization(const FuncPlan &p, const Stmt &consumer) {
-    std::vector<Stmt> stages(p.stages.begin(), p.stages.end());
-    Stmt produce = ProducerConsumer::make(p.storage, true, Block::make(stages));
-    Stmt consume = ProducerConsumer::make(p.storage, false, consumer);
+/** Every loop in s, by name (a loop may occur more than once, in specializations). */
+std::set<std::string> all_loops(const Stmt &s) {
+    struct Loops : IRVisitor {
+        std::set<std::string> names;
+        using IRVisitor::include;
+        void visit(const For *op) override {
+            names.insert(op->name);
+            IRVisitor::visit(op);
+        }
+    } loops;
+    loops.include(s);
+    return loops.names;
+}
+
+Stmt realization(const FuncPlan &p, const Stmt &consumer, bool with_storage, bool with_compute) {
+    Stmt body = consumer;
+    if (with_compute) {
+        std::vector<Stmt> stages(p.stages.begin(), p.stages.end());
+        Stmt produce = ProducerConsumer::make(p.storage, true, Block::make(stages));
+        body = Block::make(produce, ProducerConsumer::make(p.storage, false, body));
+    }
+    if (!with_storage) return body;
     const FunctionData &f = *p.func;
     ir::Region bounds;
     for (int i = 0; i < f.dimensions(); i++) {
-        Expr mn = Variable::make(Int(32), loop_min(f.name, 0, f.args[size_t(i)]));
-        Expr mx = Variable::make(Int(32), loop_max(f.name, 0, f.args[size_t(i)]));
-        bounds.push_back({mn, Add::make(Sub::make(mx, mn), IntImm::make(Int(32), 1))});
+        const std::string d = std::to_string(i);
+        bounds.push_back({Variable::make(Int(32), p.storage + ".r" + d + ".min"),
+                          Variable::make(Int(32), p.storage + ".r" + d + ".extent")});
     }
-    return Realize::make(p.storage, f.type, bounds, Block::make(produce, consume));
+    return Realize::make(p.storage, f.type, bounds, body);
 }
 
 class InjectRealization : public IRMutator {
 public:
     InjectRealization(const FuncPlan &p) : p_(p) {}
+    int injected_compute = 0, injected_storage = 0;
 
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
-        if (op->name != p_.compute_site) return IRMutator::visit(op, self);
-        return For::make(op->name, op->min, op->extent, op->for_type, realization(p_, op->body));
+        const bool storage = op->name == p_.store_site;
+        const bool compute = op->name == p_.compute_site;
+        if (!storage && !compute) return IRMutator::visit(op, self);
+        Stmt body = op->body;
+        if (storage && !compute) body = mutate(body);  // the compute site is inside
+        body = realization(p_, body, storage, compute);
+        injected_storage += storage;
+        injected_compute += compute;
+        return For::make(op->name, op->min, op->extent, op->for_type, body);
     }
 
 private:
     const FuncPlan &p_;
 };
 
+std::string describe_loop(const PipelinePlan &plan, const std::string &loop) {
+    auto it = plan.loops.find(loop);
+    if (it == plan.loops.end()) return loop;
+    const LoopInfo &l = it->second;
+    std::string s = "compute_at(" + l.func + ", " + l.var + ")";
+    if (l.stage > 0) s += " [the loop over " + l.var + " of update " + std::to_string(l.stage - 1) + "]";
+    return s;
+}
+
+std::string legal_levels(const PipelinePlan &plan, const std::vector<std::string> &common) {
+    std::string s = "compute_root()";
+    for (const std::string &l : common) s += ", " + describe_loop(plan, l);
+    return s;
+}
+
+std::string uses_text(const Stmt &s, const PipelinePlan &plan, const std::string &func) {
+    std::set<std::string> users;
+    struct Users : IRVisitor {
+        const std::string *func;
+        std::set<std::string> *users;
+        std::vector<std::string> producing;
+        using IRVisitor::include;
+        void visit(const ProducerConsumer *op) override {
+            if (op->is_producer) producing.push_back(op->name);
+            IRVisitor::visit(op);
+            if (op->is_producer) producing.pop_back();
+        }
+        void visit(const Call *op) override {
+            if (op->call_kind == CallKind::Func && op->name == *func && !producing.empty())
+                users->insert(producing.back());
+            IRVisitor::visit(op);
+        }
+    } u;
+    u.func = &func;
+    u.users = &users;
+    u.include(s);
+    (void)plan;
+    std::string t;
+    for (const auto &n : users) t += (t.empty() ? "" : ", ") + ("\"" + n + "\"");
+    return t.empty() ? "nowhere" : "by " + t;
+}
+
+/** The loop (by lowered name) a LoopLevel names, among the loops that exist. */
+std::string resolve_level(const PipelinePlan &plan, const FunctionData &f, const LoopLevel &level,
+                          const std::vector<std::string> &common, const std::set<std::string> &existing,
+                          const char *directive, const Stmt &s) {
+    if (level.is_root()) return "";
+    const std::string func = level.func(), var = level.var();
+    const FuncPlan *g = plan.find(func);
+    auto fail = [&](const std::string &why) -> std::string {
+        throw CompileError("Func \"" + f.name + "\" is scheduled " + directive + "(" + func + ", " + var + "), but " +
+                           why + ". Func \"" + f.name + "\" is used " + uses_text(s, plan, f.name) +
+                           "; the legal levels are: " + legal_levels(plan, common));
+    };
+    if (!g) {
+        fail("Func \"" + func + "\" is not computed in this pipeline (it is inlined or not used by it)");
+    }
+    std::vector<std::string> candidates;
+    for (int k = 0; k < int(g->defs.size()); k++) {
+        if (level.stage_index() >= 0 && level.stage_index() != k) continue;
+        const StageSchedule &sched = *g->defs[size_t(k)].schedule;
+        for (const Dim &d : sched.dims)
+            if (d.var == var) candidates.push_back(loop_var(func, k, d.loop));
+    }
+    if (candidates.empty()) fail(var + " is not a loop of Func \"" + func + "\"");
+    for (const std::string &c : candidates)
+        if (std::count(common.begin(), common.end(), c)) return c;
+    bool exists = false;
+    for (const std::string &c : candidates) exists = exists || existing.count(c);
+    fail(exists ? "that loop does not contain every use of Func \"" + f.name + "\""
+                : "that loop does not exist where Func \"" + f.name + "\" is used");
+}
+
+/** Is `outer` ("" = root) at or outside `inner` in the loop nest? */
+bool encloses(const std::vector<std::string> &common, const std::string &outer, const std::string &inner) {
+    if (outer.empty()) return true;
+    auto o = std::find(common.begin(), common.end(), outer);
+    auto i = std::find(common.begin(), common.end(), inner);
+    return o != common.end() && i != common.end() && o <= i;
+}
+
 }  // namespace
 
 Stmt schedule_functions(PipelinePlan &plan) {
     for (FuncPlan &p : plan.funcs)
-        for (int s = 0; s < int(p.defs.size()); s++) p.stages.push_back(build_stage(p, s));
+        for (int s = 0; s < int(p.defs.size()); s++) {
+            StageBuilder b(plan, p, s);
+            p.stages.push_back(b.build(*p.defs[size_t(s)].schedule));
+        }
 
     // The output: its stages, and the copy of the window if it has its own storage.
     FuncPlan &out = plan.funcs.back();
@@ -178,19 +422,47 @@ Stmt schedule_functions(PipelinePlan &plan) {
         for (int i = 0; i < f.dimensions(); i++)
             copy = For::make(loop_var(f.name, int(out.defs.size()), f.args[size_t(i)]), buffer_min(f.name, i),
                              buffer_extent(f.name, i), ForType::Serial, copy);
-        s = realization(out, copy);
+        s = realization(out, copy, true, true);
     }
+    if (f.schedule.compute_level.defined() && !f.schedule.compute_level.is_root())
+        throw CompileError("Func \"" + f.name + "\" is the pipeline's output; it is always computed at the root, so " +
+                           f.schedule.compute_level.to_string() + " is not a legal compute level for it");
 
-    // Producers, consumers first: each is placed around the innermost loop enclosing all
-    // its uses, so that it is computed before them and as locally as possible.
+    // Producers, consumers first: each realization encloses its consumers'.
     for (int k = int(plan.funcs.size()) - 2; k >= 0; k--) {
         FuncPlan &p = plan.funcs[size_t(k)];
-        p.compute_site = innermost_common_loop(s, p.storage);
-        if (p.compute_site.empty()) {
-            s = realization(p, s);
+        const FunctionData &g = *p.func;
+        const std::vector<std::string> common = common_loops(s, p.storage);
+        const std::set<std::string> existing = all_loops(s);
+        const LoopLevel &compute = g.schedule.compute_level;
+        const LoopLevel &store = g.schedule.store_level;
+        if (!compute.defined()) {
+            // The default for a Func with updates: the innermost loop enclosing every use.
+            p.compute_site = common.empty() ? "" : common.back();
         } else {
-            InjectRealization inject(p);
-            s = inject.mutate(s);
+            p.compute_site = resolve_level(plan, g, compute, common, existing, "compute_at", s);
+        }
+        if (!store.defined()) {
+            p.store_site = p.compute_site;
+        } else {
+            p.store_site = resolve_level(plan, g, store, common, existing, "store_at", s);
+            if (!encloses(common, p.store_site, p.compute_site))
+                throw CompileError("Func \"" + g.name + "\" is stored at " +
+                                   (p.store_site.empty() ? "the root" : describe_loop(plan, p.store_site)) +
+                                   " but computed at " + describe_loop(plan, p.compute_site) +
+                                   ", which is outside it; the storage level must be at or outside the compute "
+                                   "level (store_at a loop that encloses the compute_at loop, or store_root())");
+        }
+        if (p.store_site.empty() && p.compute_site.empty()) {
+            s = realization(p, s, true, true);
+        } else {
+            if (p.store_site.empty()) {
+                InjectRealization inject(p);
+                s = realization(p, inject.mutate(s), true, false);
+            } else {
+                InjectRealization inject(p);
+                s = inject.mutate(s);
+            }
         }
     }
     return s;

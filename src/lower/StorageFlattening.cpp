@@ -1,7 +1,10 @@
 // Storage flattening: multi-dimensional realizations and accesses become flat memory.
-// A Realize becomes an Allocate (dense, dimension 0 innermost) with its descriptor
-// variables; Provides and Func reads become Stores and Loads at Int(64) element offsets;
+// A Realize becomes an Allocate (dense, in the Func's storage order: dimension 0 innermost
+// unless reorder_storage says otherwise; a folded dimension holds only its fold's extent)
+// with its descriptor variables; Provides and Func reads become Stores and Loads at Int(64) element offsets;
 // image reads and output writes use the buffer descriptors of the pipeline's arguments.
+
+#include <algorithm>
 
 #include "ir/IRMutator.h"
 #include "lower/Pipeline.h"
@@ -14,32 +17,54 @@ namespace {
 
 Expr i64(const Expr &e) { return e.type() == Int(64) ? e : Cast::make(Int(64), e); }
 
-Expr flat_index(const std::string &buffer, const std::vector<Expr> &args) {
-    Expr index;
-    for (size_t i = 0; i < args.size(); i++) {
-        Expr term = Mul::make(Sub::make(i64(args[i]), i64(buffer_min(buffer, int(i)))), buffer_stride(buffer, int(i)));
-        index = index.defined() ? Add::make(index, term) : term;
-    }
-    return index.defined() ? index : IntImm::make(Int(64), 0);
-}
-
 class Flatten : public IRMutator {
+public:
+    explicit Flatten(const PipelinePlan &plan) : plan_(plan) {}
+
 protected:
     Stmt visit(const Realize *op, const Stmt &self) override {
         (void)self;
+        const FuncPlan *p = plan_of_storage(op->name);
+        const int n = int(op->bounds.size());
+        // Storage order (innermost first) and folds.
+        std::vector<int> order;
+        std::vector<Expr> fold(static_cast<size_t>(n));
+        if (p) {
+            const FunctionData &f = *p->func;
+            for (const std::string &v : f.schedule.storage_order)
+                for (int i = 0; i < n; i++)
+                    if (f.args[size_t(i)] == v) order.push_back(i);
+            for (const lang::StorageFold &fd : f.schedule.folds)
+                for (int i = 0; i < n; i++)
+                    if (f.args[size_t(i)] == fd.var) fold[size_t(i)] = fd.extent;
+        }
+        for (int i = 0; i < n; i++)
+            if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+        folds_[op->name].push_back(fold);
         Stmt body = mutate(op->body);
-        std::vector<Expr> extents;
-        for (const ir::Range &r : op->bounds) extents.push_back(Max::make(i64(r.extent), IntImm::make(Int(64), 0)));
-        body = Allocate::make(op->name, op->type, extents, body);
-        // Descriptor variables, dimension 0 innermost and dense.
+        folds_[op->name].pop_back();
+
+        std::vector<Expr> extents(static_cast<size_t>(n));
+        for (int i = 0; i < n; i++) {
+            Expr e = fold[size_t(i)].defined() ? fold[size_t(i)] : op->bounds[size_t(i)].extent;
+            extents[size_t(i)] = Max::make(i64(e), IntImm::make(Int(64), 0));
+        }
+        std::vector<Expr> alloc_extents;
+        for (int i : order) alloc_extents.push_back(extents[size_t(i)]);
+        body = Allocate::make(op->name, op->type, alloc_extents, body);
+        // Descriptor variables: dense, in storage order.
         Expr stride = IntImm::make(Int(64), 1);
         std::vector<std::pair<std::string, Expr>> lets;
-        for (size_t i = 0; i < op->bounds.size(); i++) {
+        std::vector<Expr> strides(static_cast<size_t>(n));
+        for (int i : order) {
+            strides[size_t(i)] = stride;
+            stride = Mul::make(stride, extents[size_t(i)]);
+        }
+        for (int i = 0; i < n; i++) {
             std::string d = std::to_string(i);
-            lets.emplace_back(op->name + ".min." + d, op->bounds[i].min);
-            lets.emplace_back(op->name + ".extent." + d, op->bounds[i].extent);
-            lets.emplace_back(op->name + ".stride." + d, stride);
-            stride = Mul::make(buffer_stride(op->name, int(i)), extents[i]);
+            lets.emplace_back(op->name + ".min." + d, op->bounds[size_t(i)].min);
+            lets.emplace_back(op->name + ".extent." + d, op->bounds[size_t(i)].extent);
+            lets.emplace_back(op->name + ".stride." + d, strides[size_t(i)]);
         }
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = LetStmt::make(it->first, it->second, body);
         return body;
@@ -50,27 +75,51 @@ protected:
         Expr value = mutate(op->value);
         std::vector<Expr> args;
         for (const Expr &a : op->args) args.push_back(mutate(a));
-        return Store::make(op->name, value, flat_index(op->name, args), mutate_provenance(op->provenance));
+        return Store::make(op->name, value, index(op->name, args), mutate_provenance(op->provenance));
     }
 
     Expr visit(const Call *op, const Expr &self) override {
         if (op->call_kind == CallKind::Intrinsic) return IRMutator::visit(op, self);
         std::vector<Expr> args;
         for (const Expr &a : op->args) args.push_back(mutate(a));
-        return Load::make(op->type, op->name, flat_index(op->name, args));
+        return Load::make(op->type, op->name, index(op->name, args));
     }
 
     Stmt visit(const ProducerConsumer *op, const Stmt &self) override {
         (void)self;
         return mutate(op->body);
     }
+
+private:
+    const FuncPlan *plan_of_storage(const std::string &name) const {
+        for (const FuncPlan &p : plan_.funcs)
+            if (p.storage == name) return &p;
+        return nullptr;
+    }
+
+    /** The flat index of a point: a folded dimension uses the coordinate modulo the fold
+     * (Euclidean, so never negative) instead of its offset from the min. */
+    Expr index(const std::string &buffer, const std::vector<Expr> &args) const {
+        auto it = folds_.find(buffer);
+        const std::vector<Expr> *fold = it != folds_.end() && !it->second.empty() ? &it->second.back() : nullptr;
+        Expr index;
+        for (size_t i = 0; i < args.size(); i++) {
+            Expr offset = fold && (*fold)[i].defined() ? Mod::make(i64(args[i]), i64((*fold)[i]))
+                                                        : Sub::make(i64(args[i]), i64(buffer_min(buffer, int(i))));
+            Expr term = Mul::make(offset, buffer_stride(buffer, int(i)));
+            index = index.defined() ? Add::make(index, term) : term;
+        }
+        return index.defined() ? index : IntImm::make(Int(64), 0);
+    }
+
+    const PipelinePlan &plan_;
+    std::map<std::string, std::vector<std::vector<Expr>>> folds_;
 };
 
 }  // namespace
 
 Stmt storage_flattening(const PipelinePlan &plan, Stmt s) {
-    (void)plan;
-    Flatten f;
+    Flatten f(plan);
     return f.mutate(s);
 }
 

@@ -1,0 +1,251 @@
+// The legality rules of the scheduling language that need the whole pipeline
+// (notes/seed002.md §6, §7). Each violation is a CompileError that names the Func, the
+// definition and the loop, says why the schedule would change the results, and what would
+// be legal instead.
+//
+// * RoundUp and ShiftInwards splits recompute or extend iterations: only a Func with a
+//   single definition may use them (its values are the same however often they are
+//   computed); RoundUp never applies to an RVar.
+// * A reduction loop may run in parallel or as vector lanes only if its iterations touch
+//   disjoint points of the Func: the left-hand side is injective in the loop's RVars, and
+//   the update (its value and its `where` predicates) reads the Func only at the point it
+//   writes (§7.5: a predicate reading another point is a race). allow_race_conditions()
+//   lifts the rule.
+// * The RVars of an update run in lexicographic order, r.x innermost; a schedule that
+//   changes that order (reorder, or fusing them the other way round) is legal only if the
+//   update is a commutative and associative integer reduction f(lhs) = f(lhs) op e with
+//   e and the predicates not reading f.
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "ir/IREquality.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "lower/Pipeline.h"
+
+namespace tessera::lower {
+
+using namespace ir;
+using lang::Dim;
+using lang::Split;
+using lang::StageSchedule;
+
+namespace {
+
+[[noreturn]] void fail(const FunctionData &f, int stage, const std::string &why) {
+    throw CompileError("In the schedule of " + describe_definition(f, stage) + ": " + why);
+}
+
+/** The calls of Func `name` in e. */
+std::vector<const Call *> self_calls(const Expr &e, const std::string &name) {
+    struct Find : IRVisitor {
+        const std::string *name;
+        std::vector<const Call *> found;
+        using IRVisitor::include;
+        void visit(const Call *op) override {
+            if (op->call_kind == CallKind::Func && op->name == *name) found.push_back(op);
+            IRVisitor::visit(op);
+        }
+    } f;
+    f.name = &name;
+    f.include(e);
+    return f.found;
+}
+
+bool mentions_rvar(const Expr &e) {
+    struct Find : IRVisitor {
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const Variable *op) override { found = found || op->var_kind == VarKind::Reduction; }
+    } f;
+    f.include(e);
+    return f.found;
+}
+
+/** Is `e` the RVar `r` plus terms without RVars (r, r + e, e + r, r - e)? */
+bool injective_in(const Expr &e, const std::string &r) {
+    auto is_r = [&](const Expr &x) {
+        const Variable *v = as<Variable>(x);
+        return v && v->var_kind == VarKind::Reduction && v->name == r;
+    };
+    if (is_r(e)) return true;
+    if (const Add *a = as<Add>(e)) return (is_r(a->a) && !mentions_rvar(a->b)) || (is_r(a->b) && !mentions_rvar(a->a));
+    if (const Sub *s = as<Sub>(e)) return is_r(s->a) && !mentions_rvar(s->b);
+    if (const Cast *c = as<Cast>(e)) return c->type == Int(32) && injective_in(c->value, r);
+    return false;
+}
+
+/** Does the update read the Func only at the point it writes? */
+bool reads_only_its_own_point(const FunctionData &f, const Definition &d) {
+    std::vector<const Call *> calls = self_calls(d.value, f.name);
+    for (const Expr &p : d.predicates)
+        for (const Call *c : self_calls(p, f.name)) calls.push_back(c);
+    for (const Expr &a : d.args)
+        for (const Call *c : self_calls(a, f.name)) calls.push_back(c);
+    for (const Call *c : calls) {
+        if (c->args.size() != d.args.size()) return false;
+        for (size_t i = 0; i < c->args.size(); i++)
+            if (!equal(c->args[i], d.args[i])) return false;
+    }
+    return true;
+}
+
+/** Is the update f(lhs) = f(lhs) op e, op commutative and associative on integers (so the
+ * order of its iterations does not matter), with e and the predicates not reading f? */
+bool order_independent(const FunctionData &f, const Definition &d) {
+    const Type t = d.value.type();
+    if (t.is_float()) return false;
+    auto is_self = [&](const Expr &x) {
+        const Call *c = as<Call>(x);
+        if (!c || c->call_kind != CallKind::Func || c->name != f.name || c->args.size() != d.args.size()) return false;
+        for (size_t i = 0; i < c->args.size(); i++)
+            if (!equal(c->args[i], d.args[i])) return false;
+        return true;
+    };
+    Expr a, b;
+    switch (d.value->kind) {
+    case ExprKind::Add: a = as<Add>(d.value)->a, b = as<Add>(d.value)->b; break;
+    case ExprKind::Mul: a = as<Mul>(d.value)->a, b = as<Mul>(d.value)->b; break;
+    case ExprKind::Min: a = as<Min>(d.value)->a, b = as<Min>(d.value)->b; break;
+    case ExprKind::Max: a = as<Max>(d.value)->a, b = as<Max>(d.value)->b; break;
+    case ExprKind::And: a = as<And>(d.value)->a, b = as<And>(d.value)->b; break;
+    case ExprKind::Or: a = as<Or>(d.value)->a, b = as<Or>(d.value)->b; break;
+    case ExprKind::Call: {
+        const Call *c = as<Call>(d.value);
+        if (c->call_kind != CallKind::Intrinsic || c->args.size() != 2) return false;
+        if (c->op != Intrinsic::BitAnd && c->op != Intrinsic::BitOr && c->op != Intrinsic::BitXor) return false;
+        a = c->args[0], b = c->args[1];
+        break;
+    }
+    default: return false;
+    }
+    Expr rest;
+    if (is_self(a)) rest = b;
+    else if (is_self(b)) rest = a;
+    else return false;
+    if (!self_calls(rest, f.name).empty()) return false;
+    for (const Expr &p : d.predicates)
+        if (!self_calls(p, f.name).empty()) return false;
+    for (const Expr &x : d.args)
+        if (!self_calls(x, f.name).empty()) return false;
+    return true;
+}
+
+struct LoopOrigin {
+    std::vector<int> key;          // lexicographic position among the RDom's iterations
+    std::set<std::string> rvars;   // the RVars it is made from
+};
+
+void check_stage(const FuncPlan &p, int stage, const StageSchedule &s) {
+    const FunctionData &f = *p.func;
+    const Definition &d = p.defs[size_t(stage)];
+
+    // Replay the splits to know what each loop is made of.
+    std::map<std::string, LoopOrigin> origin;
+    if (d.rdom) {
+        const int n = int(d.rdom->dims.size());
+        for (int j = 0; j < n; j++) origin[d.rdom->dims[size_t(j)].name] = LoopOrigin{{n - 1 - j}, {d.rdom->dims[size_t(j)].name}};
+    }
+    bool reordered = false;
+    std::string reorder_what;
+    for (const Split &sp : s.splits) {
+        switch (sp.kind) {
+        case Split::Kind::SplitVar: {
+            if (sp.tail == TailStrategy::RoundUp || sp.tail == TailStrategy::ShiftInwards) {
+                if (p.defs.size() > 1)
+                    fail(f, stage,
+                         std::string("the split of ") + sp.old_var + " uses " + tail_strategy_name(sp.tail) +
+                             ", which computes some points more than once or past the end; that is only legal for a "
+                             "Func with a single definition, and Func \"" + f.name + "\" has " +
+                             std::to_string(p.defs.size()) + ". Use TailStrategy::GuardWithIf");
+                if (origin.count(sp.old_var) && sp.tail == TailStrategy::RoundUp)
+                    fail(f, stage, "RoundUp on a loop made from an RVar would repeat iterations of the reduction; use GuardWithIf");
+            }
+            auto it = origin.find(sp.old_var);
+            if (it == origin.end()) break;
+            LoopOrigin o = it->second, i = it->second;
+            o.key.push_back(0);
+            i.key.push_back(1);
+            origin[sp.outer] = o;
+            origin[sp.inner] = i;
+            break;
+        }
+        case Split::Kind::FuseVars: {
+            auto in = origin.find(sp.inner), out = origin.find(sp.outer);
+            if (in == origin.end() || out == origin.end()) break;
+            if (!(out->second.key < in->second.key)) {
+                reordered = true;
+                reorder_what = "fuses " + sp.inner + " and " + sp.outer + " the other way round";
+            }
+            LoopOrigin fused = out->second;
+            fused.rvars.insert(in->second.rvars.begin(), in->second.rvars.end());
+            origin[sp.old_var] = fused;
+            break;
+        }
+        case Split::Kind::RenameVar:
+            if (origin.count(sp.old_var)) origin[sp.outer] = origin[sp.old_var];
+            break;
+        }
+    }
+
+    // Reduction loops, outermost first, must keep the lexicographic order.
+    std::vector<const Dim *> reduction;
+    for (auto it = s.dims.rbegin(); it != s.dims.rend(); ++it)
+        if (origin.count(it->loop)) reduction.push_back(&*it);
+    for (size_t k = 1; k < reduction.size(); k++) {
+        if (origin[reduction[k - 1]->loop].key < origin[reduction[k]->loop].key) continue;
+        reordered = true;
+        reorder_what = "puts " + reduction[k - 1]->var + " outside " + reduction[k]->var;
+        break;
+    }
+    if (reordered && !order_independent(f, d))
+        fail(f, stage,
+             "the schedule " + reorder_what +
+                 ", which changes the order in which the update runs its RVars (lexicographic, r.x innermost). That is "
+                 "only legal for an update f(...) = f(...) op e with op one of + * min max & | ^ on integers and e "
+                 "not reading f; keep the RVars in their order (pure loops may move freely)");
+
+    // Parallel and vector reduction loops.
+    for (const Dim &dim : s.dims) {
+        if (dim.pure || (dim.for_type != ForType::Parallel && dim.for_type != ForType::Vectorized)) continue;
+        if (s.allow_race_conditions) continue;
+        const char *kind = dim.for_type == ForType::Parallel ? "parallel" : "vectorized";
+        const LoopOrigin &o = origin[dim.loop];
+        std::string why;
+        std::set<size_t> used_dims;
+        for (const std::string &r : o.rvars) {
+            bool found = false;
+            for (size_t i = 0; i < d.args.size() && !found; i++)
+                if (!used_dims.count(i) && injective_in(d.args[i], r)) {
+                    used_dims.insert(i);
+                    found = true;
+                }
+            if (!found) why = "its iterations may write the same point of Func \"" + f.name + "\" (no coordinate of the "
+                              "left-hand side is " + r + " plus a term without RVars)";
+        }
+        if (why.empty() && !reads_only_its_own_point(f, d))
+            why = "the update reads Func \"" + f.name + "\" at points other than the one it writes" +
+                  (d.predicates.empty() ? std::string() : std::string(" (its where() predicates count)")) +
+                  ", so one iteration may read what another writes";
+        if (!why.empty())
+            fail(f, stage,
+                 "the reduction loop " + dim.var + " is " + kind + ", but " + why +
+                     ". Only pure loops, or reduction loops whose iterations are independent, can be " + kind +
+                     "; use rfactor() to make a parallel reduction, or allow_race_conditions() to accept "
+                     "results that may differ from the algorithm's");
+    }
+
+    for (const auto &sp : s.specializations)
+        if (sp.schedule) check_stage(p, stage, *sp.schedule);
+}
+
+}  // namespace
+
+void check_schedules(const PipelinePlan &plan) {
+    for (const FuncPlan &p : plan.funcs)
+        for (int k = 0; k < int(p.defs.size()); k++) check_stage(p, k, *p.defs[size_t(k)].schedule);
+}
+
+}  // namespace tessera::lower
