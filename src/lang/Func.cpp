@@ -52,6 +52,21 @@ std::vector<std::shared_ptr<FunctionData>> dependency_order(const std::shared_pt
     return order;
 }
 
+std::vector<std::shared_ptr<FunctionData>> pipeline_functions(const std::shared_ptr<FunctionData> &f) {
+    std::vector<std::shared_ptr<FunctionData>> order = dependency_order(f);
+    std::set<const FunctionData *> seen;
+    for (const auto &g : order) seen.insert(g.get());
+    for (size_t i = 0; i < order.size(); i++) {
+        for (const auto &[consumer, w] : order[i]->schedule.wrappers) {
+            (void)consumer;
+            if (seen.count(w.get())) continue;
+            for (const auto &g : dependency_order(w))
+                if (seen.insert(g.get()).second) order.push_back(g);
+        }
+    }
+    return order;
+}
+
 Expr Call::make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args) {
     args = lang::coerce_coordinates(std::move(args), f->name);
     // A call to a Func that is not defined yet gets a placeholder type; the validity check

@@ -58,4 +58,8 @@ std::string describe_definition(const FunctionData &f, int stage);
  * before consumers. */
 std::vector<std::shared_ptr<FunctionData>> dependency_order(const std::shared_ptr<FunctionData> &f);
 
+/** dependency_order(f) and the in() wrappers of those Funcs (with what they depend on):
+ * every Func a lowered pipeline of f may compute, producers before consumers. */
+std::vector<std::shared_ptr<FunctionData>> pipeline_functions(const std::shared_ptr<FunctionData> &f);
+
 }  // namespace tessera::ir

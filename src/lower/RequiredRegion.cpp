@@ -29,13 +29,20 @@ protected:
         // the interval stays exactly [min, max].
         Interval iv;
         Interval lo = bounds(op->min);
-        const Add *add = as<Add>(op->extent);
+        // max(e, 0) runs the iterations of e when it is positive, none otherwise: the
+        // range of the loop variable is within that of an extent e.
+        Expr extent = op->extent;
+        if (const Max *m = as<Max>(extent)) {
+            const IntImm *zero = as<IntImm>(m->b);
+            if (zero && zero->value == 0) extent = m->a;
+        }
+        const Add *add = as<Add>(extent);
         const Sub *sub = add ? as<Sub>(add->a) : nullptr;
         const IntImm *one = add ? as<IntImm>(add->b) : nullptr;
         if (sub && one && one->value == 1 && equal(sub->b, op->min)) {
             iv = Interval{lo.min, bounds(sub->a).max};
         } else {
-            Interval hi = bounds(Sub::make(Add::make(op->min, op->extent), IntImm::make(op->min.type(), 1)));
+            Interval hi = bounds(Sub::make(Add::make(op->min, extent), IntImm::make(op->min.type(), 1)));
             iv = Interval{lo.min, hi.max};
         }
         push(op->name, iv);

@@ -12,6 +12,7 @@
 //   fuse (inner, outer) -> fused          fused in [0, inner.extent * outer.extent)
 //                                        inner = inner.min + fused % inner.extent
 //                                        outer = outer.min + fused / inner.extent
+//                                        (both clamped to their ranges, for bounds inference)
 //   rename old -> new                    old = new
 //
 // A stage with specializations becomes `if (c1) nest1 else if (c2) nest2 ... else nest`.
@@ -153,7 +154,9 @@ private:
             std::string v = dim_var_name(d, i);
             Expr mn = Variable::make(Int(32), loop_min(f.name, stage_, v));
             Expr mx = Variable::make(Int(32), loop_max(f.name, stage_, v));
-            range[v] = {mn, Add::make(Sub::make(mx, mn), i32(1))};
+            // Never negative: a Func computed inside a loop may need nothing in some
+            // iterations (an empty region has max < min).
+            range[v] = {mn, Max::make(Add::make(Sub::make(mx, mn), i32(1)), i32(0))};
             is_rvar[v] = false;
         }
         if (d.rdom)
@@ -186,8 +189,18 @@ private:
                 const LoopRange in = range.at(sp.inner), out = range.at(sp.outer);
                 range[sp.old_var] = {i32(0), Mul::make(in.extent, out.extent)};
                 is_rvar[sp.old_var] = is_rvar.at(sp.inner) || is_rvar.at(sp.outer);
-                defs.emplace_back(sp.inner, Add::make(in.min, Mod::make(loop_variable(sp.old_var), in.extent)));
-                defs.emplace_back(sp.outer, Add::make(out.min, Div::make(loop_variable(sp.old_var), in.extent)));
+                // The clamps change no value (fused < inner.extent * outer.extent); they tell
+                // bounds inference what the division and the modulo by a symbolic extent
+                // range over.
+                Expr last_in = Sub::make(in.extent, i32(1)), last_out = Sub::make(out.extent, i32(1));
+                defs.emplace_back(sp.inner,
+                                  Add::make(in.min, Max::make(Min::make(Mod::make(loop_variable(sp.old_var), in.extent),
+                                                                        last_in),
+                                                              i32(0))));
+                defs.emplace_back(sp.outer,
+                                  Add::make(out.min, Max::make(Min::make(Div::make(loop_variable(sp.old_var), in.extent),
+                                                                         last_out),
+                                                               i32(0))));
                 break;
             }
             case Split::Kind::RenameVar:

@@ -38,7 +38,7 @@ std::string point_text(const int32_t *c, size_t n) {
 ProphecyChecker::ProphecyChecker(const lower::LoweredPipeline &p, const ReferenceBindings &bindings)
     : pipeline_(p.name) {
     TESSERA_INTERNAL_ASSERT(p.output, "lowered pipeline \"" << p.name << "\" has no output Func");
-    for (const auto &f : dependency_order(p.output)) funcs_[f->name] = f.get();
+    for (const auto &f : pipeline_functions(p.output)) funcs_[f->name] = f.get();
     try {
         oracle_ = std::make_unique<ReferenceOracle>(p.output, bindings);
     } catch (const RuntimeError &e) {

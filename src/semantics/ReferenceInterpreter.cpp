@@ -158,7 +158,7 @@ class Interpreter {
 public:
     explicit Interpreter(const std::shared_ptr<FunctionData> &output, const ReferenceBindings *bindings = nullptr)
         : bindings_(bindings) {
-        auto order = dependency_order(output);
+        auto order = pipeline_functions(output);
         for (const auto &f : order) {
             if (f->dimensions() > kMaxDims)
                 throw CompileError("Func \"" + f->name + "\" has " + std::to_string(f->dimensions()) +

@@ -29,11 +29,13 @@
 
 #include "../support/pipeline_corpus.h"
 #include "../support/random_pipeline.h"
+#include "../support/differential.h"
 
 using namespace tessera;
 using tessera::testing::CorpusEntry;
 using tessera::testing::CorpusPipeline;
 using tessera::testing::RandomPipeline;
+using namespace tessera::testing::differential;
 
 namespace tessera::testing {
 // Test names and failure messages show a corpus entry by its name.
@@ -45,149 +47,6 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Running a pipeline and comparing results
 // ---------------------------------------------------------------------------------------
-
-/** The outcome of one realization: a buffer, or the kind and message of the error. */
-struct Outcome {
-    Buffer<> result;
-    std::string error_kind;  // empty on success
-    std::string message;
-    bool ok() const { return error_kind.empty(); }
-    std::string describe() const { return ok() ? "success" : error_kind + ": " + message; }
-};
-
-enum class Path { Compiled, Reference };
-
-/** Realizes `f` over the window into a fresh buffer with the window's mins (or, with
- * `by_sizes`, through realize(sizes), which needs all-zero mins). */
-Outcome realize_window(const Func &f, const std::vector<int> &mins, const std::vector<int> &extents, Path path,
-                       bool by_sizes = false) {
-    Outcome out;
-    try {
-        if (by_sizes) {
-            out.result = path == Path::Compiled ? f.realize(extents) : f.realize_reference(extents);
-        } else {
-            Buffer<> dst(f.type(), extents, f.name() + (path == Path::Compiled ? "_compiled" : "_reference"));
-            dst.set_min(mins);
-            if (path == Path::Compiled) f.realize(dst);
-            else f.realize_reference(dst);
-            out.result = dst;
-        }
-    } catch (const CompileError &e) {
-        out.error_kind = "CompileError";
-        out.message = e.what();
-    } catch (const RuntimeError &e) {
-        out.error_kind = "RuntimeError";
-        out.message = e.what();
-    } catch (const InternalError &e) {
-        out.error_kind = "InternalError";
-        out.message = e.what();
-    } catch (const std::exception &e) {
-        out.error_kind = "std::exception";
-        out.message = e.what();
-    }
-    return out;
-}
-
-const uint8_t *element_address(const Buffer<> &b, const std::vector<int> &coords) {
-    std::vector<int32_t> c(coords.begin(), coords.end());
-    const ir::BufferData &d = *b.data_handle();
-    return d.host + d.checked_offset(c.data(), int(c.size())) * d.type.bytes();
-}
-
-uint64_t element_bits(const Buffer<> &b, const std::vector<int> &coords) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, element_address(b, coords), size_t(b.type().bytes()));  // little-endian hosts
-    return bits;
-}
-
-bool is_nan_bits(Type t, uint64_t bits) {
-    if (!t.is_float()) return false;
-    if (t.bits == 32) {
-        float f;
-        uint32_t u = uint32_t(bits);
-        std::memcpy(&f, &u, 4);
-        return std::isnan(f);
-    }
-    double d;
-    std::memcpy(&d, &bits, 8);
-    return std::isnan(d);
-}
-
-std::string element_text(Type t, uint64_t bits) {
-    std::ostringstream os;
-    if (t.is_float() && t.bits == 32) {
-        float f;
-        uint32_t u = uint32_t(bits);
-        std::memcpy(&f, &u, 4);
-        os << std::setprecision(9) << f << " (0x" << std::hex << u << ")";
-    } else if (t.is_float()) {
-        double d;
-        std::memcpy(&d, &bits, 8);
-        os << std::setprecision(17) << d << " (0x" << std::hex << bits << ")";
-    } else if (t.is_int()) {
-        int shift = 64 - t.bits;
-        os << (int64_t(bits << shift) >> shift);
-    } else {
-        os << bits;
-    }
-    return os.str();
-}
-
-std::string coords_text(const std::vector<int> &c) {
-    std::string s = "(";
-    for (size_t i = 0; i < c.size(); i++) s += (i ? ", " : "") + std::to_string(c[i]);
-    return s + ")";
-}
-
-/** Compares the window of two results bit for bit (any NaN equals any NaN). Returns an
- * empty string if they agree, else a description of the first mismatches. */
-std::string compare_window(const Buffer<> &compiled, const Buffer<> &reference, const std::vector<int> &mins,
-                           const std::vector<int> &extents) {
-    std::ostringstream os;
-    if (compiled.type() != reference.type())
-        return "compiled result has type " + compiled.type().to_string() + ", the reference " +
-               reference.type().to_string();
-    if (compiled.dimensions() != reference.dimensions())
-        return "compiled result has " + std::to_string(compiled.dimensions()) + " dimensions, the reference " +
-               std::to_string(reference.dimensions());
-    Buffer<> window(reference.type(), extents, "window");
-    window.set_min(mins);
-    const Type t = reference.type();
-    int64_t mismatches = 0;
-    window.for_each_element([&](const std::vector<int> &c) {
-        if (!compiled.contains(c)) {
-            if (mismatches++ < 8) os << "  at " << coords_text(c) << ": outside the compiled result\n";
-            return;
-        }
-        uint64_t a = element_bits(compiled, c), b = element_bits(reference, c);
-        if (a == b || (is_nan_bits(t, a) && is_nan_bits(t, b))) return;
-        if (mismatches++ < 8)
-            os << "  at " << coords_text(c) << ": compiled " << element_text(t, a) << ", reference "
-               << element_text(t, b) << "\n";
-    });
-    if (mismatches == 0) return "";
-    return std::to_string(mismatches) + " of " + std::to_string(window.number_of_elements()) +
-           " window points differ (type " + t.to_string() + "):\n" + os.str();
-}
-
-/** Runs the differential check of one pipeline. Returns "" on agreement, else the
- * failure. The reference must succeed: every pipeline given here is valid and error-free. */
-std::string differential_check(const Func &output, const std::vector<int> &mins, const std::vector<int> &extents,
-                               bool also_by_sizes) {
-    Outcome reference = realize_window(output, mins, extents, Path::Reference);
-    if (!reference.ok()) return "the reference interpreter failed: " + reference.describe();
-    Outcome compiled = realize_window(output, mins, extents, Path::Compiled);
-    if (!compiled.ok()) return "compiled code failed where the reference succeeded: " + compiled.describe();
-    std::string diff = compare_window(compiled.result, reference.result, mins, extents);
-    if (!diff.empty()) return "realize(Buffer) differs from the reference: " + diff;
-    if (also_by_sizes) {
-        Outcome sized = realize_window(output, mins, extents, Path::Compiled, true);
-        if (!sized.ok()) return "realize(sizes) failed where the reference succeeded: " + sized.describe();
-        diff = compare_window(sized.result, reference.result, mins, extents);
-        if (!diff.empty()) return "realize(sizes) differs from the reference: " + diff;
-    }
-    return "";
-}
 
 bool all_zero(const std::vector<int> &v) {
     for (int i : v)
