@@ -275,7 +275,7 @@ bool uses(const T &node, const std::string &name) {
 
 class Simplifier : public IRMutator {
 public:
-    explicit Simplifier(const ConstBoundsScope *initial) {
+    explicit Simplifier(const ConstBoundsScope *initial, bool index_math = false) : index_math_(index_math) {
         if (initial) bounds_ = *initial;
     }
 
@@ -514,6 +514,8 @@ protected:
 
 private:
     ConstBoundsScope bounds_;
+    /** simplify_index: int32 and int64 offsets are taken not to wrap. */
+    bool index_math_ = false;
     struct Saved {
         std::string name;
         bool had;
@@ -623,6 +625,7 @@ private:
     /** x + c does not wrap for any value of x. */
     bool no_wrap_offset(const Expr &x, i128 c) {
         if (c == 0) return true;
+        if (index_math_ && (x.type() == Int(32) || x.type() == Int(64))) return true;
         i128 lo, hi;
         return cbounds(x, lo, hi) && fits(x.type(), lo + c) && fits(x.type(), hi + c);
     }
@@ -1180,6 +1183,14 @@ Stmt simplify(const Stmt &s) {
 }
 
 bool can_prove(const Expr &condition) { return detail::is_const_true(simplify(condition)); }
+
+Expr simplify_index(const Expr &e) {
+    if (!e.defined()) return e;
+    Simplifier s(nullptr, true);
+    return s.mutate(e);
+}
+
+bool can_prove_index(const Expr &condition) { return detail::is_const_true(simplify_index(condition)); }
 
 bool can_prove(const Expr &condition, const ConstBoundsScope &bounds) {
     return detail::is_const_true(simplify(condition, bounds));

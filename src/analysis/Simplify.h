@@ -37,6 +37,13 @@ ir::Stmt simplify(const ir::Stmt &s);
 bool can_prove(const Expr &condition);
 bool can_prove(const Expr &condition, const ConstBoundsScope &bounds);
 
+/** Simplification of coordinate and bound arithmetic (bounds inference, sliding
+ * windows): as simplify, and int32 and int64 additions of constants are taken not to wrap,
+ * so that min(x, x + 1) is x. This is the contract of the interval analysis
+ * (src/analysis/Interval.h): coordinates a pipeline computes stay inside their type. */
+Expr simplify_index(const Expr &e);
+bool can_prove_index(const Expr &condition);
+
 /** A no-op statement: Evaluate(0). */
 ir::Stmt make_no_op();
 bool is_no_op(const ir::Stmt &s);

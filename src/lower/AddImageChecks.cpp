@@ -98,7 +98,7 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
                 throw CompileError("Input buffer " + img->name + " is accessed in an unbounded way in dimension " +
                                    std::to_string(i) + " by Func \"" + r.unbounded_by[size_t(i)] +
                                    "\"; clamp the coordinates (for example with a boundary condition)");
-            Expr lo = analysis::simplify(iv.min), hi = analysis::simplify(iv.max);
+            Expr lo = analysis::simplify_index(iv.min), hi = analysis::simplify_index(iv.max);
             Expr mn = buffer_min(img->name, i);
             Expr mx = Sub::make(Add::make(mn, buffer_extent(img->name, i)), IntImm::make(Int(32), 1));
             Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
@@ -118,7 +118,7 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
         for (int i = 0; i < dims && r.touched(); i++) {
             const analysis::Interval &iv = r.box[size_t(i)];
             if (!iv.is_bounded()) continue;  // bounds inference has already reported it
-            Expr lo = analysis::simplify(iv.min), hi = analysis::simplify(iv.max);
+            Expr lo = analysis::simplify_index(iv.min), hi = analysis::simplify_index(iv.max);
             Expr mn = buffer_min(out.name, i);
             Expr mx = Sub::make(Add::make(mn, buffer_extent(out.name, i)), IntImm::make(Int(32), 1));
             Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));

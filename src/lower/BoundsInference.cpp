@@ -131,8 +131,8 @@ public:
             for (int i = 0; i < n; i++) {
                 if (!d.pure_dims[size_t(i)]) continue;
                 std::string v = dim_var_name(d, i);
-                lets.emplace_back(loop_min(f_.name, st, v), analysis::simplify(region[size_t(i)].min));
-                lets.emplace_back(loop_max(f_.name, st, v), analysis::simplify(region[size_t(i)].max));
+                lets.emplace_back(loop_min(f_.name, st, v), analysis::simplify_index(region[size_t(i)].min));
+                lets.emplace_back(loop_max(f_.name, st, v), analysis::simplify_index(region[size_t(i)].max));
                 region[size_t(i)] = Interval{Variable::make(Int(32), loop_min(f_.name, st, v)),
                                              Variable::make(Int(32), loop_max(f_.name, st, v))};
             }
@@ -162,10 +162,10 @@ public:
                 throw CompileError("Func \"" + f_.name + "\" is accessed in an unbounded way in " + dims_text(f_, i) +
                                    "; clamp the coordinates it is read at");
             const std::string d = std::to_string(i);
-            Expr mn = analysis::simplify(iv.min);
+            Expr mn = analysis::simplify_index(iv.min);
             lets.emplace_back(p_.storage + ".r" + d + ".min", mn);
             lets.emplace_back(p_.storage + ".r" + d + ".extent",
-                              analysis::simplify(Add::make(Sub::make(iv.max, mn), one())));
+                              analysis::simplify_index(Add::make(Sub::make(iv.max, mn), one())));
         }
         return lets;
     }

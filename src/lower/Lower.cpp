@@ -171,6 +171,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     });
     Stmt s = run("schedule functions", [&] { return schedule_functions(plan); });
     s = run("bounds inference", [&] { return bounds_inference(plan, s); });
+    s = run("sliding window", [&] { return sliding_window(plan, s); });
     s = run("add image checks", [&] { return add_image_checks(plan, s); });
     LoweredPipeline p;
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening

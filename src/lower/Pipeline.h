@@ -30,6 +30,9 @@ struct FuncPlan {
      * storage lives ("" for the top level). */
     std::string compute_site;
     std::string store_site;
+    /** Folded storage dimensions (var, fold extent): fold_storage, and the folds the
+     * sliding window adds. */
+    std::vector<std::pair<std::string, Expr>> folds;
 };
 
 /** What the user calls a loop of the lowered code, for messages: "the loop over x of Func
@@ -88,7 +91,7 @@ ir::Stmt bounds_inference(const PipelinePlan &plan, ir::Stmt s);
 /** A Func stored outside its compute level computes, in each iteration, only what the
  * previous iterations have not (sliding window), and its storage is folded to the rows
  * one iteration needs (explicit fold_storage, and automatically after sliding). */
-ir::Stmt sliding_window(const PipelinePlan &plan, ir::Stmt s);
+ir::Stmt sliding_window(PipelinePlan &plan, ir::Stmt s);
 
 /** Entry checks: parameter ranges, RDom extents, input buffers covering what is read, the
  * output buffer covering what is written. */

@@ -171,8 +171,8 @@ RequiredRegion required_region(const Stmt &s, const std::string &name, int dims,
     c.include(s);
     c.finish();
     for (auto &iv : c.region.box) {
-        if (iv.min.defined()) iv.min = analysis::simplify(iv.min);
-        if (iv.max.defined()) iv.max = analysis::simplify(iv.max);
+        if (iv.min.defined()) iv.min = analysis::simplify_index(iv.min);
+        if (iv.max.defined()) iv.max = analysis::simplify_index(iv.max);
     }
     return c.region;
 }

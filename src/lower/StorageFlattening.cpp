@@ -34,9 +34,9 @@ protected:
             for (const std::string &v : f.schedule.storage_order)
                 for (int i = 0; i < n; i++)
                     if (f.args[size_t(i)] == v) order.push_back(i);
-            for (const lang::StorageFold &fd : f.schedule.folds)
+            for (const auto &[var, extent] : p->folds)
                 for (int i = 0; i < n; i++)
-                    if (f.args[size_t(i)] == fd.var) fold[size_t(i)] = fd.extent;
+                    if (f.args[size_t(i)] == var) fold[size_t(i)] = extent;
         }
         for (int i = 0; i < n; i++)
             if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);

@@ -1,0 +1,237 @@
+// Sliding window and storage folding, for Funcs stored outside their compute level.
+//
+// Sliding window. A Func p computed at the top of loop L but stored outside L keeps its
+// values from one iteration of L to the next. If the region p needs in iteration L moves
+// monotonically forward along one dimension v (its min and max never decrease from one
+// iteration to the next, provably) and does not move in the others, iteration L needs to
+// compute only the part past what iteration L - 1 computed:
+//
+//     p.s0.v.min  =  select(L <= L.first, min(L), max(L - 1) + 1)
+//
+// Only single-definition Funcs slide (an update recomputed on part of a region would be
+// wrong), only over serial loops, and only where the site occurs once.
+//
+// Storage folding. fold_storage(v, F) stores dimension v modulo F (storage flattening
+// indexes it with v mod F); that is valid as long as one iteration of the compute level
+// needs at most F consecutive values of v, which a check at the top of every iteration
+// asserts. After a slide along v whose per-iteration footprint has a constant bound K, the
+// storage is folded automatically by the smallest power of two >= K.
+
+#include <algorithm>
+
+#include "analysis/Simplify.h"
+#include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
+#include "lower/Pipeline.h"
+
+namespace tessera::lower {
+
+using namespace ir;
+
+namespace {
+
+Expr i32(int64_t v) { return IntImm::make(Int(32), v); }
+Expr str(const std::string &s) { return StringImm::make(s); }
+
+/** The leading lets of a loop body, and the statement after them. */
+struct LeadingLets {
+    std::vector<std::pair<std::string, Expr>> lets;
+    Stmt rest;
+};
+
+LeadingLets leading_lets(Stmt s) {
+    LeadingLets l;
+    while (const LetStmt *let = as<LetStmt>(s)) {
+        l.lets.emplace_back(let->name, let->value);
+        s = let->body;
+    }
+    l.rest = s;
+    return l;
+}
+
+Stmt rebuild(const LeadingLets &l, Stmt rest) {
+    for (auto it = l.lets.rbegin(); it != l.lets.rend(); ++it) rest = LetStmt::make(it->first, it->second, rest);
+    return rest;
+}
+
+/** e with the leading lets before index `upto` substituted (latest first). */
+Expr expand(const LeadingLets &l, size_t upto, Expr e) {
+    for (size_t k = upto; k-- > 0;) e = substitute(l.lets[k].first, l.lets[k].second, e);
+    return e;
+}
+
+size_t let_index(const LeadingLets &l, const std::string &name) {
+    for (size_t k = 0; k < l.lets.size(); k++)
+        if (l.lets[k].first == name) return k;
+    return l.lets.size();
+}
+
+int count_loops(const Stmt &s, const std::string &name) {
+    struct Count : IRVisitor {
+        const std::string *name;
+        int n = 0;
+        using IRVisitor::include;
+        void visit(const For *op) override {
+            n += op->name == *name;
+            IRVisitor::visit(op);
+        }
+    } c;
+    c.name = &name;
+    c.include(s);
+    return c.n;
+}
+
+class Slide : public IRMutator {
+public:
+    Slide(FuncPlan &p, bool may_slide) : p_(p), may_slide_(may_slide), inside_store_(p.store_site.empty()) {}
+
+protected:
+    Stmt visit(const For *op, const Stmt &self) override {
+        // Loops strictly between the store site and the compute site.
+        const bool store_here = !p_.store_site.empty() && op->name == p_.store_site;
+        if (store_here) inside_store_ = true;
+        if (op->name != p_.compute_site) {
+            if (inside_store_ && !store_here) between_.push_back(op->name);
+            Stmt s = IRMutator::visit(op, self);
+            if (inside_store_ && !store_here) between_.pop_back();
+            if (store_here) inside_store_ = false;
+            return s;
+        }
+        Stmt body = at_compute_site(op);
+        if (store_here) inside_store_ = false;
+        return For::make(op->name, op->min, op->extent, op->for_type, body);
+    }
+
+private:
+    Stmt at_compute_site(const For *loop) {
+        const FunctionData &f = *p_.func;
+        LeadingLets l = leading_lets(loop->body);
+        const int n = f.dimensions();
+        std::vector<Stmt> checks;
+        std::vector<size_t> min_at(static_cast<size_t>(n)), max_at(static_cast<size_t>(n));
+        std::vector<Expr> mins(static_cast<size_t>(n)), maxes(static_cast<size_t>(n));
+        for (int i = 0; i < n; i++) {
+            min_at[size_t(i)] = let_index(l, loop_min(f.name, 0, f.args[size_t(i)]));
+            max_at[size_t(i)] = let_index(l, loop_max(f.name, 0, f.args[size_t(i)]));
+            if (min_at[size_t(i)] == l.lets.size() || max_at[size_t(i)] == l.lets.size()) return loop->body;
+            mins[size_t(i)] = expand(l, min_at[size_t(i)], l.lets[min_at[size_t(i)]].second);
+            maxes[size_t(i)] = expand(l, max_at[size_t(i)], l.lets[max_at[size_t(i)]].second);
+        }
+
+        // Explicit folds: one iteration must fit in the fold.
+        for (const auto &[var, extent] : p_.folds) {
+            const int i = int(std::find(f.args.begin(), f.args.end(), var) - f.args.begin());
+            const Expr mn = Variable::make(Int(32), loop_min(f.name, 0, var));
+            const Expr mx = Variable::make(Int(32), loop_max(f.name, 0, var));
+            checks.push_back(AssertStmt::make(
+                Or::make(GT::make(mn, mx), LE::make(Add::make(Sub::make(mx, mn), i32(1)), extent)),
+                {str("Func \"" + f.name + "\" is folded to "), extent,
+                 str(" values of dimension " + std::to_string(i) + " (" + var +
+                     ") by fold_storage, but one iteration where it is computed needs ["),
+                 mn, str(", "), mx, str("]; give fold_storage a larger extent")}));
+        }
+
+        // Sliding along one dimension, over this loop.
+        int slide = -1;
+        if (may_slide_ && loop->for_type == ForType::Serial) {
+            const std::string &L = loop->name;
+            for (int i = 0; i < n; i++) {
+                const bool depends = uses_var(mins[size_t(i)], L) || uses_var(maxes[size_t(i)], L);
+                bool moves_between = false;
+                for (const std::string &b : between_)
+                    moves_between = moves_between || uses_var(mins[size_t(i)], b) || uses_var(maxes[size_t(i)], b);
+                if (moves_between) {
+                    slide = -2;
+                    break;
+                }
+                if (!depends) continue;
+                if (slide != -1) {
+                    slide = -2;  // moves in two dimensions
+                    break;
+                }
+                slide = i;
+            }
+        }
+        if (slide >= 0) {
+            const size_t i = size_t(slide);
+            const Expr Lv = Variable::make(Int(32), loop->name);
+            const Expr prev = Sub::make(Lv, i32(1));
+            const Expr prev_max = substitute(loop->name, prev, maxes[i]);
+            const Expr prev_min = substitute(loop->name, prev, mins[i]);
+            const bool forward = analysis::can_prove_index(GE::make(maxes[i], prev_max)) &&
+                                 analysis::can_prove_index(GE::make(mins[i], prev_min));
+            if (forward) {
+                const Expr first = LE::make(Lv, loop->min);
+                const Expr slid = Select::make(first, l.lets[min_at[i]].second, Add::make(prev_max, i32(1)));
+                l.lets[min_at[i]].second = analysis::simplify_index(slid);
+                // The footprint of one iteration has a constant bound: fold automatically.
+                const Expr footprint = analysis::simplify_index(Add::make(Sub::make(maxes[i], mins[i]), i32(1)));
+                const IntImm *k = as<IntImm>(footprint);
+                const std::string &var = f.args[i];
+                const bool folded = std::any_of(p_.folds.begin(), p_.folds.end(),
+                                                [&](const auto &fd) { return fd.first == var; });
+                if (k && k->value > 0 && !folded && !p_.is_output) {
+                    int64_t fold = 1;
+                    while (fold < k->value) fold *= 2;
+                    p_.folds.emplace_back(var, i32(fold));
+                }
+            }
+        }
+        std::vector<Stmt> b = checks;
+        b.push_back(l.rest);
+        return rebuild(l, Block::make(b));
+    }
+
+    FuncPlan &p_;
+    bool may_slide_;
+    bool inside_store_;
+    std::vector<std::string> between_;
+};
+
+}  // namespace
+
+Stmt sliding_window(PipelinePlan &plan, Stmt s) {
+    for (FuncPlan &p : plan.funcs) {
+        for (const lang::StorageFold &fd : p.func->schedule.folds) {
+            if (p.is_output)
+                throw CompileError("Func \"" + p.func->name +
+                                   "\" is the pipeline's output; its storage is the caller's buffer, which cannot be "
+                                   "folded (fold_storage)");
+            p.folds.emplace_back(fd.var, fd.extent);
+        }
+        if (p.compute_site.empty() || p.store_site == p.compute_site) {
+            if (!p.folds.empty()) {
+                // Stored where computed: the whole region must fit in the fold.
+                Slide slide(p, false);
+                if (p.compute_site.empty()) continue;  // handled by the check below
+                s = slide.mutate(s);
+            }
+            continue;
+        }
+        const bool may_slide = p.defs.size() == 1 && count_loops(s, p.compute_site) == 1;
+        Slide slide(p, may_slide);
+        s = slide.mutate(s);
+    }
+    // Root-level Funcs with folds: their whole region must fit.
+    for (FuncPlan &p : plan.funcs) {
+        if (!p.compute_site.empty() || p.folds.empty()) continue;
+        const FunctionData &f = *p.func;
+        std::vector<Stmt> checks;
+        for (const auto &[var, extent] : p.folds) {
+            const Expr mn = Variable::make(Int(32), loop_min(f.name, 0, var));
+            const Expr mx = Variable::make(Int(32), loop_max(f.name, 0, var));
+            checks.push_back(AssertStmt::make(
+                Or::make(GT::make(mn, mx), LE::make(Add::make(Sub::make(mx, mn), i32(1)), extent)),
+                {str("Func \"" + f.name + "\" is folded to "), extent,
+                 str(" values of dimension " + var + " by fold_storage, but it is computed at the root over ["), mn,
+                 str(", "), mx, str("]; give fold_storage a larger extent")}));
+        }
+        LeadingLets l = leading_lets(s);
+        checks.push_back(l.rest);
+        s = rebuild(l, Block::make(checks));
+    }
+    return s;
+}
+
+}  // namespace tessera::lower
