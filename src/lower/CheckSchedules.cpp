@@ -20,6 +20,7 @@
 #include <functional>
 #include <set>
 
+#include "analysis/Associativity.h"
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
@@ -92,47 +93,6 @@ bool reads_only_its_own_point(const FunctionData &f, const Definition &d) {
     return true;
 }
 
-/** Is the update f(lhs) = f(lhs) op e, op commutative and associative on integers (so the
- * order of its iterations does not matter), with e and the predicates not reading f? */
-bool order_independent(const FunctionData &f, const Definition &d) {
-    const Type t = d.value.type();
-    if (t.is_float()) return false;
-    auto is_self = [&](const Expr &x) {
-        const Call *c = as<Call>(x);
-        if (!c || c->call_kind != CallKind::Func || c->name != f.name || c->args.size() != d.args.size()) return false;
-        for (size_t i = 0; i < c->args.size(); i++)
-            if (!equal(c->args[i], d.args[i])) return false;
-        return true;
-    };
-    Expr a, b;
-    switch (d.value->kind) {
-    case ExprKind::Add: a = as<Add>(d.value)->a, b = as<Add>(d.value)->b; break;
-    case ExprKind::Mul: a = as<Mul>(d.value)->a, b = as<Mul>(d.value)->b; break;
-    case ExprKind::Min: a = as<Min>(d.value)->a, b = as<Min>(d.value)->b; break;
-    case ExprKind::Max: a = as<Max>(d.value)->a, b = as<Max>(d.value)->b; break;
-    case ExprKind::And: a = as<And>(d.value)->a, b = as<And>(d.value)->b; break;
-    case ExprKind::Or: a = as<Or>(d.value)->a, b = as<Or>(d.value)->b; break;
-    case ExprKind::Call: {
-        const Call *c = as<Call>(d.value);
-        if (c->call_kind != CallKind::Intrinsic || c->args.size() != 2) return false;
-        if (c->op != Intrinsic::BitAnd && c->op != Intrinsic::BitOr && c->op != Intrinsic::BitXor) return false;
-        a = c->args[0], b = c->args[1];
-        break;
-    }
-    default: return false;
-    }
-    Expr rest;
-    if (is_self(a)) rest = b;
-    else if (is_self(b)) rest = a;
-    else return false;
-    if (!self_calls(rest, f.name).empty()) return false;
-    for (const Expr &p : d.predicates)
-        if (!self_calls(p, f.name).empty()) return false;
-    for (const Expr &x : d.args)
-        if (!self_calls(x, f.name).empty()) return false;
-    return true;
-}
-
 struct LoopOrigin {
     std::vector<int> key;          // lexicographic position among the RDom's iterations
     std::set<std::string> rvars;   // the RVars it is made from
@@ -200,7 +160,7 @@ void check_stage(const FuncPlan &p, int stage, const StageSchedule &s) {
         reorder_what = "puts " + reduction[k - 1]->var + " outside " + reduction[k]->var;
         break;
     }
-    if (reordered && !order_independent(f, d))
+    if (reordered && !analysis::associative_update(f, d))
         fail(f, stage,
              "the schedule " + reorder_what +
                  ", which changes the order in which the update runs its RVars (lexicographic, r.x innermost). That is "

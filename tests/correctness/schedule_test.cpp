@@ -298,3 +298,67 @@ TEST(Schedule, Wrappers) {
     all.compute_root().vectorize(x, 4);
     expect_matches(h, {0, 0}, {20, 20}, "g.in() and g.in(f)");
 }
+
+TEST(Schedule, RFactorParallelSum) {
+    Buffer<int32_t> in = input_2d(64, 48);
+    Var x("x"), u("u"), v("v");
+    for (int variant = 0; variant < 3; variant++) {
+        RDom r(0, 64, 0, 48, "r");
+        Func sum("sum");
+        sum() = 0;
+        sum() += in(r.x, r.y) * (r.x % 3 + 1);
+        Func intm;
+        switch (variant) {
+        case 0:
+            intm = sum.update().rfactor(r.y, u);
+            intm.compute_root().update().parallel(u);
+            break;
+        case 1:
+            intm = sum.update().rfactor({{r.x, u}, {r.y, v}});
+            intm.compute_root().update().vectorize(u, 8).parallel(v);
+            break;
+        case 2: {
+            RDom w(0, 64, 0, 48, "w");
+            w.where(w.x < w.y + 10);
+            Func s2("s2");
+            s2() = 0;
+            s2() += in(w.x, w.y);
+            Func i2 = s2.update().rfactor(w.y, u);
+            i2.compute_root().update().parallel(u);
+            expect_matches(s2, {}, {}, "rfactor with a where predicate");
+            continue;
+        }
+        }
+        expect_matches(sum, {}, {}, "rfactor variant " + std::to_string(variant));
+    }
+    // A float reduction cannot be regrouped without changing its result.
+    RDom r(0, 10, "r");
+    Func fsum("fsum");
+    fsum() = 0.0f;
+    fsum() += cast<float>(r) * 0.1f;
+    try {
+        fsum.update().rfactor(r, u);
+        ADD_FAILURE() << "rfactor of a float sum was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("float"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Schedule, ParallelPrefixScanAndHistogram) {
+    Buffer<int32_t> in = input_2d(50, 40);
+    Var x("x"), y("y");
+    RDom r(1, 39, "r");
+    Func scan("scan");
+    scan(x, y) = in(x, y);
+    scan(x, r) = scan(x, r - 1) + scan(x, r);  // along y, every column independently
+    scan.update().parallel(x, 8).vectorize(x, 4);
+    expect_matches(scan, {0, 0}, {50, 40}, "parallel prefix scan");
+
+    // Parallel over an RVar whose iterations write distinct points and read only their own.
+    RDom s(0, 50, "s");
+    Func f("f");
+    f(x) = x;
+    f(s) = f(s) * 2 + in(s, 3);
+    f.update().parallel(s);
+    expect_matches(f, {0}, {50}, "parallel RVar writing distinct points");
+}
