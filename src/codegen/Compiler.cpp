@@ -39,7 +39,16 @@ std::atomic<uint64_t> g_unique{0};
 // capture_error as the handler of every module it loads).
 thread_local std::string t_error_message;
 
-void capture_error(const char *message) { t_error_message = message ? message : ""; }
+// A pipeline's parallel loops report errors from their worker threads: the message is
+// also kept where the calling thread finds it.
+std::mutex g_message_mutex;
+std::string g_last_message;
+
+void capture_error(const char *message) {
+    t_error_message = message ? message : "";
+    std::lock_guard<std::mutex> lock(g_message_mutex);
+    g_last_message = message ? message : "";
+}
 
 std::string getenv_string(const char *name) {
     const char *v = std::getenv(name);
@@ -221,7 +230,7 @@ std::string fnv1a_128_hex(const std::string &data) {
 }
 
 std::string c_flags_for(const Target &target) {
-    return "-O3 " + target.c_flags() + " -ffp-contract=off -fno-fast-math -fPIC";
+    return "-O3 " + target.c_flags() + " -ffp-contract=off -fno-fast-math -fopenmp -fPIC";
 }
 
 std::string default_c_compiler() {
@@ -296,6 +305,10 @@ struct Loaded {
 
 // Loads `path` and resolves the entry point; false (with the reason) if it cannot.
 bool load(Loaded &m, const std::string &function_name, const std::string &path, std::string *why) {
+    // Parallel loops run on libgomp's thread pool, whose threads outlive the pipeline:
+    // libgomp must stay loaded when a module that uses it is closed.
+    static void *const openmp_runtime = ::dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+    (void)openmp_runtime;
     ::dlerror();
     void *h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -359,7 +372,13 @@ const std::vector<lower::Argument> &JITModule::arguments() const { return impl_-
 int JITModule::call(void **args, std::string *message) const {
     t_error_message.clear();
     const int rc = impl_->entry(args);
-    if (message) *message = rc != 0 ? t_error_message : std::string();
+    if (message) {
+        *message = rc != 0 ? t_error_message : std::string();
+        if (rc != 0 && message->empty()) {
+            std::lock_guard<std::mutex> lock(g_message_mutex);
+            *message = g_last_message;
+        }
+    }
     return rc;
 }
 

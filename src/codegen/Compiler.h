@@ -34,8 +34,10 @@ struct ArgValue;
 
 namespace tessera::codegen {
 
-/** Flags that keep IEEE-754 semantics bit-exact (no fast-math, no contraction). */
-inline constexpr const char *kDefaultCFlags = "-O3 -march=native -ffp-contract=off -fno-fast-math -fPIC";
+/** Flags that keep IEEE-754 semantics bit-exact (no fast-math, no contraction), and
+ * OpenMP for parallel loops (a program linking AOT output with parallel loops links with
+ * -fopenmp too). */
+inline constexpr const char *kDefaultCFlags = "-O3 -march=native -ffp-contract=off -fno-fast-math -fopenmp -fPIC";
 
 /** The flags of kDefaultCFlags with the instruction-set flags of `target` in place of
  * -march=native. */

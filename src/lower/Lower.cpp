@@ -10,6 +10,7 @@
 #include <set>
 
 #include "analysis/Simplify.h"
+#include "ir/Substitute.h"
 #include "ir/IRVisitor.h"
 #include "lang/Validity.h"
 #include "lower/Pipeline.h"
@@ -138,6 +139,29 @@ std::vector<Argument> order_arguments(const std::string &pipeline, const std::ve
 
 }  // namespace
 
+/** Dimension 0 of every buffer argument is dense (stride 1), as in Halide: a check on
+ * entry, and the stride is the constant 1 in the code, so that vector loads and stores
+ * along dimension 0 are contiguous. */
+Stmt dense_innermost_dimension(const std::vector<Argument> &args, Stmt s) {
+    std::map<std::string, Expr> ones;
+    std::vector<Stmt> checks;
+    for (const Argument &a : args) {
+        if (a.kind == Argument::Kind::Param || a.dimensions == 0 || a.embedded) continue;
+        const Expr stride = buffer_stride(a.name, 0);
+        ones[a.name + ".stride.0"] = IntImm::make(Int(64), 1);
+        checks.push_back(AssertStmt::make(
+            EQ::make(stride, IntImm::make(Int(64), 1)),
+            {StringImm::make(std::string(a.kind == Argument::Kind::OutputBuffer ? "Output" : "Input") + " buffer \"" +
+                             a.name + "\" has stride "),
+             stride,
+             StringImm::make(" in dimension 0; compiled pipelines need dimension 0 of every buffer to be dense "
+                             "(stride 1)")}));
+    }
+    if (ones.empty()) return s;
+    checks.push_back(substitute(ones, s));
+    return Block::make(checks);
+}
+
 /** Runs the passes, timing each one when $TESSERA_TIME_PASSES is set (printed to stderr). */
 class PassRunner {
 public:
@@ -177,6 +201,11 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening
     if (options.arguments) p.args = order_arguments(output->name, p.args, *options.arguments);
     s = run("storage flattening", [&] { return storage_flattening(plan, s); });
+    s = run("dense innermost dimension", [&] { return dense_innermost_dimension(p.args, s); });
+    s = run("simplify", [&] { return analysis::simplify(s); });
+    s = run("unroll loops", [&] { return unroll_loops(s); });
+    s = run("partition loops", [&] { return partition_loops(s); });
+    s = run("vectorize loops", [&] { return vectorize_loops(s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
 
     p.name = output->name;

@@ -101,6 +101,9 @@ ir::Stmt add_image_checks(const PipelinePlan &plan, ir::Stmt s);
  * in each Func's storage order and with its storage folds. */
 ir::Stmt storage_flattening(const PipelinePlan &plan, ir::Stmt s);
 
+/** "the loop over x of Func \"f\"" for a lowered loop name "f.s0.x". */
+std::string describe_lowered_loop(const std::string &loop);
+
 /** Unrolled loops become copies of their bodies. */
 ir::Stmt unroll_loops(ir::Stmt s);
 

@@ -1,0 +1,256 @@
+// Vectorization: a loop marked Vectorized, of constant extent N, becomes its body run once
+// on N lanes. The loop variable becomes the vector Ramp(min, 1, N); every expression that
+// depends on it becomes an N-lane vector (scalar operands are broadcast), lets of such
+// values become vector lets, and loads and stores at vector indices become vector loads
+// and stores (dense, strided or gathered: the C emitter picks the instruction). Store
+// annotations get one coordinate per lane.
+//
+// A body that cannot run as lanes keeps the loop, run serially (same results): a branch
+// or a loop bound that differs between lanes, an allocation, an assertion on lane values,
+// or a store whose index is the same for every lane while its value is not. Loop
+// partitioning runs first, so the steady state of a GuardWithIf split carries no branch.
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/Simplify.h"
+#include "ir/IRMutator.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "lower/Pipeline.h"
+#include "tessera/IROperator.h"
+
+namespace tessera::lower {
+
+using namespace ir;
+
+namespace {
+
+struct CannotVectorize {};
+
+Expr widen(const Expr &e, int lanes) {
+    if (e.type().lanes == lanes) return e;
+    return Broadcast::make(e, lanes);
+}
+
+class Widen : public IRMutator {
+public:
+    Widen(const std::string &var, const Expr &ramp, int lanes) : lanes_(lanes) { scope_[var].push_back(ramp); }
+
+    using IRMutator::mutate;
+
+protected:
+    Expr visit(const Variable *op, const Expr &self) override {
+        auto it = scope_.find(op->name);
+        if (it == scope_.end() || it->second.empty() || !it->second.back().defined()) return self;
+        return it->second.back();
+    }
+
+    // Sums, differences and products of ramps and broadcasts stay ramps and broadcasts
+    // (lane i of ramp(b, s) + broadcast(c) is (b + c) + i * s, wrap-around included), so
+    // that indices along the vectorized loop are recognisably dense.
+    Expr visit(const Add *op, const Expr &self) override { return affine(op, self, op->a, op->b, ExprKind::Add); }
+    Expr visit(const Sub *op, const Expr &self) override { return affine(op, self, op->a, op->b, ExprKind::Sub); }
+    Expr visit(const Mul *op, const Expr &self) override { return affine(op, self, op->a, op->b, ExprKind::Mul); }
+
+    Expr affine(const ExprNode *, const Expr &self, const Expr &oa, const Expr &ob, ExprKind k) {
+        Expr a = mutate(oa), b = mutate(ob);
+        if (a.same_as(oa) && b.same_as(ob)) return self;
+        const int n = std::max(int(a.type().lanes), int(b.type().lanes));
+        a = widen(a, n);
+        b = widen(b, n);
+        auto op = [&](const Expr &x, const Expr &y) {
+            return k == ExprKind::Add ? Add::make(x, y) : k == ExprKind::Sub ? Sub::make(x, y) : Mul::make(x, y);
+        };
+        const Broadcast *ba = as<Broadcast>(a), *bb = as<Broadcast>(b);
+        const Ramp *ra = as<Ramp>(a), *rb = as<Ramp>(b);
+        if (ba && bb) return Broadcast::make(op(ba->value, bb->value), n);
+        if (k == ExprKind::Mul) {
+            if (ra && bb) return Ramp::make(op(ra->base, bb->value), op(ra->stride, bb->value), n);
+            if (ba && rb) return Ramp::make(op(ba->value, rb->base), op(ba->value, rb->stride), n);
+        } else {
+            const Expr zero = make_zero(a.type().element_of());
+            if (ra && bb) return Ramp::make(op(ra->base, bb->value), ra->stride, n);
+            if (ba && rb) return Ramp::make(op(ba->value, rb->base), op(zero, rb->stride), n);
+            if (ra && rb) return Ramp::make(op(ra->base, rb->base), op(ra->stride, rb->stride), n);
+        }
+        return op(a, b);
+    }
+
+#define TESSERA_WIDEN_BINARY(N)                                              \
+    Expr visit(const N *op, const Expr &self) override {                     \
+        Expr a = mutate(op->a), b = mutate(op->b);                           \
+        if (a.same_as(op->a) && b.same_as(op->b)) return self;               \
+        const int n = std::max(int(a.type().lanes), int(b.type().lanes));   \
+        return N::make(widen(a, n), widen(b, n));                           \
+    }
+    TESSERA_WIDEN_BINARY(Div)
+    TESSERA_WIDEN_BINARY(Mod)
+    TESSERA_WIDEN_BINARY(Min)
+    TESSERA_WIDEN_BINARY(Max)
+    TESSERA_WIDEN_BINARY(EQ)
+    TESSERA_WIDEN_BINARY(NE)
+    TESSERA_WIDEN_BINARY(LT)
+    TESSERA_WIDEN_BINARY(LE)
+    TESSERA_WIDEN_BINARY(GT)
+    TESSERA_WIDEN_BINARY(GE)
+    TESSERA_WIDEN_BINARY(And)
+    TESSERA_WIDEN_BINARY(Or)
+#undef TESSERA_WIDEN_BINARY
+
+    Expr visit(const Cast *op, const Expr &self) override {
+        Expr v = mutate(op->value);
+        if (v.same_as(op->value)) return self;
+        if (const Broadcast *b = as<Broadcast>(v)) return Broadcast::make(Cast::make(op->type, b->value), b->lanes);
+        // Widening an index ramp: coordinates do not overflow (src/analysis/Interval.h).
+        const Ramp *r = as<Ramp>(v);
+        if (r && op->type == Int(64) && r->base.type() == Int(32))
+            return Ramp::make(Cast::make(Int(64), r->base), Cast::make(Int(64), r->stride), r->lanes);
+        return Cast::make(op->type.with_lanes(v.type().lanes), v);
+    }
+
+    Expr visit(const Not *op, const Expr &self) override {
+        Expr a = mutate(op->a);
+        return a.same_as(op->a) ? self : Not::make(a);
+    }
+
+    Expr visit(const Load *op, const Expr &self) override {
+        Expr i = mutate(op->index);
+        if (i.same_as(op->index)) return self;
+        return Load::make(op->type.with_lanes(i.type().lanes), op->buffer, i);
+    }
+
+    Expr visit(const Select *op, const Expr &self) override {
+        Expr c = mutate(op->condition), a = mutate(op->true_value), b = mutate(op->false_value);
+        if (c.same_as(op->condition) && a.same_as(op->true_value) && b.same_as(op->false_value)) return self;
+        const int n = std::max({int(c.type().lanes), int(a.type().lanes), int(b.type().lanes)});
+        return Select::make(widen(c, n), widen(a, n), widen(b, n));
+    }
+
+    Expr visit(const Call *op, const Expr &self) override {
+        std::vector<Expr> args;
+        bool changed = false;
+        int n = 1;
+        for (const Expr &a : op->args) {
+            args.push_back(mutate(a));
+            changed = changed || !args.back().same_as(a);
+            n = std::max(n, int(args.back().type().lanes));
+        }
+        if (!changed) return self;
+        if (op->call_kind != CallKind::Intrinsic) throw CannotVectorize();  // lowered code has no calls
+        for (Expr &a : args) a = widen(a, n);
+        return Call::make_intrinsic(op->type.with_lanes(n), op->op, args);
+    }
+
+    Expr visit(const Let *op, const Expr &self) override {
+        Expr v = mutate(op->value);
+        bind(op->name, v);
+        Expr b = mutate(op->body);
+        scope_[op->name].pop_back();
+        if (v.same_as(op->value) && b.same_as(op->body)) return self;
+        return Let::make(op->name, v, b);
+    }
+
+    Stmt visit(const LetStmt *op, const Stmt &self) override {
+        Expr v = mutate(op->value);
+        bind(op->name, v);
+        Stmt b = mutate(op->body);
+        scope_[op->name].pop_back();
+        if (v.same_as(op->value) && b.same_as(op->body)) return self;
+        return LetStmt::make(op->name, v, b);
+    }
+
+    Stmt visit(const Store *op, const Stmt &self) override {
+        Expr v = mutate(op->value), i = mutate(op->index);
+        if (v.same_as(op->value) && i.same_as(op->index)) return self;
+        // All lanes writing one point with different values would race.
+        if (i.type().lanes == 1) throw CannotVectorize();
+        const int n = i.type().lanes;
+        return Store::make(op->buffer, widen(v, n), i, mutate_provenance(op->provenance));
+    }
+
+    std::shared_ptr<const Provenance> mutate_provenance(const std::shared_ptr<const Provenance> &p) override {
+        if (!p) return p;
+        auto q = std::make_shared<Provenance>(*p);
+        for (Expr &c : q->coords) c = widen(mutate(c), lanes_);
+        for (auto &[name, value] : q->rvars) value = widen(mutate(value), lanes_);
+        return q;
+    }
+
+    Stmt visit(const IfThenElse *op, const Stmt &self) override {
+        Expr c = mutate(op->condition);
+        if (c.type().lanes > 1) throw CannotVectorize();
+        return IRMutator::visit(op, self);
+    }
+
+    Stmt visit(const For *op, const Stmt &self) override {
+        Expr mn = mutate(op->min), ex = mutate(op->extent);
+        if (mn.type().lanes > 1 || ex.type().lanes > 1) throw CannotVectorize();
+        bind(op->name, Expr());
+        Stmt body = mutate(op->body);
+        scope_[op->name].pop_back();
+        // Lanes inside lanes, or threads inside lanes: the inner loop runs serially.
+        ForType t = op->for_type == ForType::Vectorized || op->for_type == ForType::Parallel ? ForType::Serial
+                                                                                            : op->for_type;
+        if (body.same_as(op->body) && t == op->for_type && mn.same_as(op->min) && ex.same_as(op->extent)) return self;
+        return For::make(op->name, mn, ex, t, body);
+    }
+
+    Stmt visit(const Allocate *, const Stmt &) override { throw CannotVectorize(); }
+    Stmt visit(const AssertStmt *op, const Stmt &self) override {
+        Stmt s = IRMutator::visit(op, self);
+        if (as<AssertStmt>(s)->condition.type().lanes > 1) throw CannotVectorize();
+        return s;
+    }
+
+private:
+    /** A let or loop variable: a vector value makes it a vector variable; a scalar one
+     * (or a loop) hides an outer binding of the same name. */
+    void bind(const std::string &name, const Expr &value) {
+        if (value.defined() && (as<Ramp>(value) || as<Broadcast>(value)))
+            scope_[name].push_back(value);  // uses see the ramp itself (and the let goes unused)
+        else if (value.defined() && value.type().lanes > 1)
+            scope_[name].push_back(Variable::make(value.type(), name));
+        else
+            scope_[name].push_back(Expr());
+    }
+
+    int lanes_;
+    std::map<std::string, std::vector<Expr>> scope_;
+};
+
+class Vectorize : public IRMutator {
+protected:
+    Stmt visit(const For *op, const Stmt &self) override {
+        Stmt body = mutate(op->body);
+        if (op->for_type != ForType::Vectorized)
+            return body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body);
+        const Expr extent = analysis::simplify(op->extent);
+        const IntImm *n = as<IntImm>(extent);
+        if (!n)
+            throw CompileError("Can't vectorize " + describe_lowered_loop(op->name) + ": its extent is " +
+                               to_string(extent) +
+                               ", which is not a constant. Vectorize a loop of constant extent: split it by the "
+                               "vector width first with vectorize(var, width), or fix its extent with bound()");
+        if (n->value <= 1) return For::make(op->name, op->min, extent, ForType::Serial, body);
+        if (n->value > 64)
+            throw CompileError("Can't vectorize " + describe_lowered_loop(op->name) + " of " + std::to_string(n->value) +
+                               " iterations: at most 64 lanes are supported; split it by a smaller width");
+        const int lanes = int(n->value);
+        try {
+            Widen w(op->name, Ramp::make(op->min, IntImm::make(op->min.type(), 1), lanes), lanes);
+            return w.mutate(body);
+        } catch (const CannotVectorize &) {
+            return For::make(op->name, op->min, extent, ForType::Serial, body);
+        }
+    }
+};
+
+}  // namespace
+
+Stmt vectorize_loops(Stmt s) {
+    Vectorize v;
+    return v.mutate(s);
+}
+
+}  // namespace tessera::lower
