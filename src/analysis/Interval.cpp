@@ -1243,7 +1243,9 @@ std::vector<std::pair<std::string, Interval>> narrow_by_condition(const Expr &co
         if (!(t == Int(32) || t == Int(64)) || mentions(b, v->name)) continue;
         auto it = narrowed.find(v->name);
         Interval cur = it != narrowed.end() ? it->second : *scope.lookup(v->name);
-        const Interval e = bounds_of_expr(b, scope);
+        // Simplified first, so that a guard's min + (max - min + 1) is max + 1 before its
+        // terms are bounded separately.
+        const Interval e = bounds_of_expr(simplify_index(b), scope);
         const Expr one = IntImm::make(t, 1);
         // A bound of e that is off by one wraps only at the type's limits, where the
         // resulting endpoint is looser than the current one, so min/max keep it sound.

@@ -203,6 +203,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("storage flattening", [&] { return storage_flattening(plan, s); });
     s = run("dense innermost dimension", [&] { return dense_innermost_dimension(p.args, s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
+    s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(s); });
     s = run("unroll loops", [&] { return unroll_loops(s); });
     s = run("partition loops", [&] { return partition_loops(s); });
     s = run("vectorize loops", [&] { return vectorize_loops(s); });

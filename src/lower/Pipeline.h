@@ -104,6 +104,10 @@ ir::Stmt storage_flattening(const PipelinePlan &plan, ir::Stmt s);
 /** "the loop over x of Func \"f\"" for a lowered loop name "f.s0.x". */
 std::string describe_lowered_loop(const std::string &loop);
 
+/** Vectorized and unrolled loops of variable extent with a constant upper bound get a
+ * constant-extent version for the case where the extent reaches the bound. */
+ir::Stmt bound_constant_extent_loops(ir::Stmt s);
+
 /** Unrolled loops become copies of their bodies. */
 ir::Stmt unroll_loops(ir::Stmt s);
 

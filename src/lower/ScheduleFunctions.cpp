@@ -154,9 +154,7 @@ private:
             std::string v = dim_var_name(d, i);
             Expr mn = Variable::make(Int(32), loop_min(f.name, stage_, v));
             Expr mx = Variable::make(Int(32), loop_max(f.name, stage_, v));
-            // Never negative: a Func computed inside a loop may need nothing in some
-            // iterations (an empty region has max < min).
-            range[v] = {mn, Max::make(Add::make(Sub::make(mx, mn), i32(1)), i32(0))};
+            range[v] = {mn, Add::make(Sub::make(mx, mn), i32(1))};
             is_rvar[v] = false;
         }
         if (d.rdom)
@@ -220,7 +218,11 @@ private:
         for (const Dim &dim : s.dims) {
             const LoopRange &r = range.at(dim.loop);
             const std::string name = loop_var(f.name, stage_, dim.loop);
-            st = For::make(name, r.min, r.extent, dim.for_type, st);
+            // Never negative: a Func computed inside a loop may need nothing in some
+            // iterations (an empty region has max < min). The guards and definitions above
+            // use the plain extent, so that min + extent - 1 stays max for bounds inference.
+            Expr extent = as<IntImm>(r.extent) ? r.extent : Max::make(r.extent, i32(0));
+            st = For::make(name, r.min, extent, dim.for_type, st);
             plan_.loops[name] = LoopInfo{f.name, stage_, dim.var, dim.pure};
         }
         return st;
