@@ -11,6 +11,8 @@
 // overflow, the contract of index arithmetic), simplified, and bounded by constant interval
 // analysis.
 
+#include <algorithm>
+
 #include "analysis/Interval.h"
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
@@ -48,12 +50,38 @@ private:
     }
 };
 
+bool ends_with(const std::string &s, const std::string &suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 class BoundLoops : public IRMutator {
 protected:
     Stmt visit(const LetStmt *op, const Stmt &self) override {
         lets_.emplace_back(op->name, op->value);
         Stmt body = mutate(op->body);
         lets_.pop_back();
+        // The bounds of a stage computed inside a loop ("f.s0.x.max" after "f.s0.x.min"):
+        // if the region's extent has a small constant upper bound K (a full tile), the
+        // common case where it is exactly K gets its own copy in which the extent is the
+        // constant K, so that the stage's loops have constant extents and its guards can be
+        // proved true.
+        if (ends_with(op->name, ".max")) {
+            const std::string min_name = op->name.substr(0, op->name.size() - 4) + ".min";
+            const bool has_min = std::any_of(lets_.begin(), lets_.end(), [&](const auto &l) { return l.first == min_name; });
+            if (has_min) {
+                const Expr mn = Variable::make(Int(32), min_name), mx = Variable::make(Int(32), op->name);
+                const Expr extent = Add::make(Sub::make(mx, mn), IntImm::make(Int(32), 1));
+                std::vector<std::pair<std::string, Expr>> scope = lets_;
+                scope.emplace_back(op->name, op->value);
+                const int64_t k = constant_upper_bound(extent, scope);
+                if (k >= 2 && k <= 64) {
+                    const Expr full = Add::make(mn, IntImm::make(Int(32), k - 1));
+                    Stmt specialized = substitute(op->name, full, body);
+                    return LetStmt::make(op->name, op->value,
+                                         IfThenElse::make(EQ::make(extent, IntImm::make(Int(32), k)), specialized, body));
+                }
+            }
+        }
         return body.same_as(op->body) ? self : LetStmt::make(op->name, op->value, body);
     }
 
@@ -63,19 +91,76 @@ protected:
         if (op->for_type != ForType::Vectorized && op->for_type != ForType::Unrolled) return same;
         const Expr extent = analysis::simplify(op->extent);
         if (as<IntImm>(extent)) return same;
-        Expr e = extent;
-        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) e = substitute(it->first, it->second, e);
-        Distribute d;
-        e = analysis::simplify_index(d.mutate(analysis::simplify_index(e)));
-        int64_t lo = 0, hi = 0;
-        if (!analysis::const_bounds(e, lo, hi) || hi <= 0 || hi > 1024) return same;
+        const int64_t hi = constant_upper_bound(extent, lets_);
+        if (hi <= 0 || hi > 1024) return same;
         const Expr k = IntImm::make(op->extent.type(), hi);
         return IfThenElse::make(GE::make(op->extent, k), For::make(op->name, op->min, k, op->for_type, body),
                                 For::make(op->name, op->min, op->extent, ForType::Serial, body));
     }
 
 private:
+    /** A constant upper bound of e (with the lets substituted), or 0 if none is found. */
+    static int64_t constant_upper_bound(const Expr &extent, const std::vector<std::pair<std::string, Expr>> &lets) {
+        Expr e = extent;
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) e = substitute(it->first, it->second, e);
+        Distribute d;
+        e = analysis::simplify_index(d.mutate(analysis::simplify_index(e)));
+        int64_t lo = 0, hi = 0;
+        if (!analysis::const_bounds(e, lo, hi)) return 0;
+        return hi;
+    }
+
     std::vector<std::pair<std::string, Expr>> lets_;
+};
+
+/** Removes the ifs whose condition compares coordinates and holds for every value of the
+ * enclosing loops (after unrolling, the guards of full tiles). */
+class EliminateGuards : public IRMutator {
+protected:
+    Stmt visit(const LetStmt *op, const Stmt &self) override {
+        lets_.emplace_back(op->name, op->value);
+        Stmt s = IRMutator::visit(op, self);
+        lets_.pop_back();
+        return s;
+    }
+    Stmt visit(const For *op, const Stmt &self) override {
+        Expr extent = op->extent;
+        if (const Max *m = as<Max>(extent)) extent = m->a;  // max(e, 0): e iterations when positive
+        scope_.push(op->name, analysis::Interval{op->min, analysis::simplify_index(Sub::make(
+                                                              Add::make(op->min, extent), IntImm::make(op->min.type(), 1)))});
+        Stmt s = IRMutator::visit(op, self);
+        scope_.pop(op->name);
+        return s;
+    }
+    Stmt visit(const IfThenElse *op, const Stmt &self) override {
+        if (!op->else_case.defined() && always_true(op->condition)) return mutate(op->then_case);
+        return IRMutator::visit(op, self);
+    }
+
+private:
+    bool always_true(const Expr &cond) {
+        Expr a, b;
+        int64_t strict = 0;
+        switch (cond->kind) {
+        case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
+        case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
+        case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
+        case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
+        default: return false;
+        }
+        if (a.type() != Int(32)) return false;
+        Expr d = Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict));
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) d = substitute(it->first, it->second, d);
+        d = analysis::simplify_index(d);
+        int64_t lo, hi;
+        if (analysis::const_bounds(d, lo, hi) && lo >= 0) return true;
+        const analysis::Interval r = analysis::bounds_of_expr(d, scope_);
+        const IntImm *c = r.min.defined() ? as<IntImm>(analysis::simplify_index(r.min)) : nullptr;
+        return c && c->value >= 0;
+    }
+
+    std::vector<std::pair<std::string, Expr>> lets_;
+    analysis::Scope scope_;
 };
 
 }  // namespace
@@ -83,6 +168,11 @@ private:
 Stmt bound_constant_extent_loops(Stmt s) {
     BoundLoops b;
     return b.mutate(s);
+}
+
+Stmt eliminate_guards(Stmt s) {
+    EliminateGuards e;
+    return e.mutate(s);
 }
 
 }  // namespace tessera::lower

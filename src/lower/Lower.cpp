@@ -205,6 +205,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("simplify", [&] { return analysis::simplify(s); });
     s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(s); });
     s = run("unroll loops", [&] { return unroll_loops(s); });
+    s = run("eliminate guards", [&] { return eliminate_guards(analysis::simplify(s)); });
     s = run("partition loops", [&] { return partition_loops(s); });
     s = run("vectorize loops", [&] { return vectorize_loops(s); });
     s = run("simplify", [&] { return analysis::simplify(s); });

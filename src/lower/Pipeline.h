@@ -108,6 +108,10 @@ std::string describe_lowered_loop(const std::string &loop);
  * constant-extent version for the case where the extent reaches the bound. */
 ir::Stmt bound_constant_extent_loops(ir::Stmt s);
 
+/** Ifs comparing coordinates that hold in every iteration of the enclosing loops are
+ * removed (index arithmetic: coordinates do not overflow). */
+ir::Stmt eliminate_guards(ir::Stmt s);
+
 /** Unrolled loops become copies of their bodies. */
 ir::Stmt unroll_loops(ir::Stmt s);
 
