@@ -13,6 +13,7 @@
 
 #include "codegen/Runtime.h"
 #include "ir/Check.h"
+#include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "semantics/Scalar.h"
@@ -524,8 +525,25 @@ private:
 
     // Expressions already computed into temporaries, per statement (a new level inside a
     // Let body, whose variable may change the meaning of the same node).
-    std::vector<std::unordered_map<const ExprNode *, Lanes>> cache_;
-    std::vector<std::unordered_map<const ExprNode *, std::string>> vcache_;  // native vectors
+    // Values already computed into temporaries, by structure, per C block (a temporary is
+    // visible until its block closes). A binding that hides another binding of the same
+    // name starts a level that does not look further out, since an equal expression
+    // outside it meant something else.
+    // A value read from memory is reused only while no store (or loop, whose iterations
+    // may store) has been emitted since it was read: its entry records the memory epoch.
+    template<typename V>
+    struct Cached {
+        V value;
+        uint64_t epoch;  // 0: does not read memory
+    };
+    struct CacheLevel {
+        std::unordered_map<Expr, Cached<Lanes>, ExprHash, ExprEqual> lanes;
+        std::unordered_map<Expr, Cached<std::string>, ExprHash, ExprEqual> vectors;  // native vectors
+        bool barrier = false;
+    };
+    std::vector<CacheLevel> cache_;
+    uint64_t memory_epoch_ = 1;
+    std::unordered_map<const ExprNode *, bool> reads_memory_;
     std::map<std::string, std::string> vector_typedefs_;
 
     std::ostringstream body_;
@@ -596,13 +614,23 @@ private:
     void open_block(const std::string &head) {
         line(head + " {");
         indent_++;
-        scopes_.emplace_back();
+        enter_scope();
     }
 
     void close_block(const std::string &tail = "}") {
-        scopes_.pop_back();
+        leave_scope();
         indent_--;
         line(tail);
+    }
+
+    /** A C block: its identifiers and the temporaries computed in it. */
+    void enter_scope() {
+        scopes_.emplace_back();
+        push_cache();
+    }
+    void leave_scope() {
+        scopes_.pop_back();
+        pop_cache();
     }
 
     std::string temp(Type t, const std::string &rhs) {
@@ -668,17 +696,61 @@ private:
             }
             return l;
         }
-        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
-            auto hit = it->find(e.get());
-            if (hit != it->end()) return hit->second;
-            break;  // only the innermost level: see cache_
-        }
+        if (const Lanes *hit = cached_lanes(e)) return *hit;
         Lanes l = emit_uncached(e);
         TESSERA_INTERNAL_ASSERT(int(l.size()) == e.type().lanes,
                                 "lanes of " << to_string(e) << ": " << l.size() << " vs " << e.type().lanes);
-        if (!cache_.empty()) cache_.back()[e.get()] = l;
+        // Constants and variables are not worth a cache entry.
+        if (!cache_.empty() && !as<IntImm>(e) && !as<UIntImm>(e) && !as<FloatImm>(e) && !as<Variable>(e))
+            cache_.back().lanes[e] = Cached<Lanes>{l, epoch_of(e)};
         return l;
     }
+
+    bool reads_memory(const Expr &e) {
+        auto it = reads_memory_.find(e.get());
+        if (it != reads_memory_.end()) return it->second;
+        struct Find : IRVisitor {
+            bool found = false;
+            using IRVisitor::include;
+            void visit(const Load *) override { found = true; }
+        } f;
+        f.include(e);
+        return reads_memory_[e.get()] = f.found;
+    }
+    uint64_t epoch_of(const Expr &e) { return reads_memory(e) ? memory_epoch_ : 0; }
+    /** Called for every statement that may change memory. */
+    void memory_changed() { memory_epoch_++; }
+
+    const Lanes *cached_lanes(const Expr &e) const {
+        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
+            auto hit = it->lanes.find(e);
+            if (hit != it->lanes.end()) {
+                if (hit->second.epoch == 0 || hit->second.epoch == memory_epoch_) return &hit->second.value;
+                return nullptr;
+            }
+            if (it->barrier) break;
+        }
+        return nullptr;
+    }
+    const std::string *cached_vector(const Expr &e) const {
+        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
+            auto hit = it->vectors.find(e);
+            if (hit != it->vectors.end()) {
+                if (hit->second.epoch == 0 || hit->second.epoch == memory_epoch_) return &hit->second.value;
+                return nullptr;
+            }
+            if (it->barrier) break;
+        }
+        return nullptr;
+    }
+    /** A cache level for a new C block, or for the scope of a new binding of `name`. */
+    void push_cache(const std::string &name = "") {
+        CacheLevel l;
+        auto it = vars_.find(name);
+        l.barrier = !name.empty() && it != vars_.end() && it->second.size() > 1;
+        cache_.push_back(std::move(l));
+    }
+    void pop_cache() { cache_.pop_back(); }
 
     Lanes per_lane(Type t, const std::function<std::string(int)> &rhs) {
         Lanes out;
@@ -957,11 +1029,9 @@ private:
         case ExprKind::Let: {
             const Let *l = as<Let>(e);
             bind_value(l->name, l->value);
-            cache_.emplace_back();
-            vcache_.emplace_back();
+            push_cache(l->name);
             Lanes r = emit(l->body);
-            cache_.pop_back();
-            vcache_.pop_back();
+            pop_cache();
             vars_[l->name].pop_back();
             return r;
         }
@@ -1094,11 +1164,9 @@ private:
     }
 
     std::string vec(const Expr &e) {
-        auto &level = vcache_.back();
-        auto hit = level.find(e.get());
-        if (hit != level.end()) return hit->second;
+        if (const std::string *hit = cached_vector(e)) return *hit;
         const std::string v = vec_uncached(e);
-        vcache_.back()[e.get()] = v;
+        cache_.back().vectors[e] = Cached<std::string>{v, epoch_of(e)};
         return v;
     }
 
@@ -1283,11 +1351,9 @@ private:
         case ExprKind::Let: {
             const Let *l = as<Let>(e);
             bind_value(l->name, l->value);
-            cache_.emplace_back();
-            vcache_.emplace_back();
+            push_cache(l->name);
             const std::string r = vec(l->body);
-            cache_.pop_back();
-            vcache_.pop_back();
+            pop_cache();
             vars_[l->name].pop_back();
             return r;
         }
@@ -1306,8 +1372,7 @@ private:
     // Temporaries are reused within one statement only (the next statement may be in
     // another C block, or see a name rebound).
     void statement_start() {
-        cache_.assign(1, {});
-        vcache_.assign(1, {});
+        if (cache_.empty()) cache_.emplace_back();
     }
 
     void emit_stmt(const Stmt &s) {
@@ -1317,7 +1382,9 @@ private:
             const LetStmt *l = as<LetStmt>(s);
             statement_start();
             bind_value(l->name, l->value);
+            push_cache(l->name);
             emit_stmt(l->body);
+            pop_cache();
             vars_[l->name].pop_back();
             return;
         }
@@ -1340,7 +1407,7 @@ private:
             if (i->else_case.defined()) {
                 close_block("} else {");
                 indent_++;
-                scopes_.emplace_back();
+                enter_scope();
                 emit_stmt(i->else_case);
             }
             close_block();
@@ -1407,6 +1474,13 @@ private:
 
     void emit_for(const For *f) {
         statement_start();
+        // Memory written in one iteration is read in the next: nothing read before the
+        // loop, or in an earlier iteration, is reused inside it or after it.
+        memory_changed();
+        struct Bump {
+            Emitter &e;
+            ~Bump() { e.memory_changed(); }
+        } bump{*this};
         const std::string mn = scalar(f->min), ex = scalar(f->extent);
         const Type t = f->min.type();
         const std::string T = c_type_name(t);
@@ -1425,7 +1499,7 @@ private:
         }
         const IntImm *cmin = as<IntImm>(f->min), *cext = as<IntImm>(f->extent);
         std::string header, first_line;
-        scopes_.emplace_back();
+        enter_scope();
         if (t == Int(32) && cmin && cext && cext->value >= 0 && cmin->value + cext->value <= INT32_MAX) {
             // Constant bounds: the counter never overflows.
             const std::string x = declare_var(f->name, t);
@@ -1434,9 +1508,9 @@ private:
         } else if (t.bits <= 32) {
             // The end is computed once, in 64 bits (min + extent may exceed the type); the
             // counter is 64-bit so that it never overflows.
-            scopes_.pop_back();
+            leave_scope();
             const std::string end = temp(Int(64), "(int64_t)" + mn + " + (int64_t)" + ex);
-            scopes_.emplace_back();
+            enter_scope();
             const std::string counter = declare(issue(sanitize_identifier(f->name) + "_i"));
             header = "for (int64_t " + counter + " = " + mn + "; " + counter + " < " + end + "; " + counter + "++) {";
             const std::string x = declare_var(f->name, t);
@@ -1484,6 +1558,10 @@ private:
 
     void emit_store(const Store *st) {
         statement_start();
+        struct Bump {
+            Emitter &e;
+            ~Bump() { e.memory_changed(); }
+        } bump{*this};
         const BufBinding &b = buffer(st->buffer);
         TESSERA_INTERNAL_ASSERT(b.writable, "store into the input buffer \"" << st->buffer << "\"");
         check_element_type(st->buffer, b, st->value.type().element_of());
@@ -1508,6 +1586,7 @@ private:
 
     void emit_allocate(const Allocate *a) {
         statement_start();
+        memory_changed();
         TESSERA_INTERNAL_ASSERT(a->type.is_scalar(), "allocation \"" << a->name << "\" of vector type "
                                                                      << a->type.to_string());
         const std::string ct = c_type_name(a->type);

@@ -60,29 +60,39 @@ protected:
         lets_.emplace_back(op->name, op->value);
         Stmt body = mutate(op->body);
         lets_.pop_back();
-        // The bounds of a stage computed inside a loop ("f.s0.x.max" after "f.s0.x.min"):
-        // if the region's extent has a small constant upper bound K (a full tile), the
-        // common case where it is exactly K gets its own copy in which the extent is the
-        // constant K, so that the stage's loops have constant extents and its guards can be
-        // proved true.
-        if (ends_with(op->name, ".max")) {
-            const std::string min_name = op->name.substr(0, op->name.size() - 4) + ".min";
-            const bool has_min = std::any_of(lets_.begin(), lets_.end(), [&](const auto &l) { return l.first == min_name; });
-            if (has_min) {
-                const Expr mn = Variable::make(Int(32), min_name), mx = Variable::make(Int(32), op->name);
-                const Expr extent = Add::make(Sub::make(mx, mn), IntImm::make(Int(32), 1));
-                std::vector<std::pair<std::string, Expr>> scope = lets_;
-                scope.emplace_back(op->name, op->value);
-                const int64_t k = constant_upper_bound(extent, scope);
-                if (k >= 2 && k <= 64) {
-                    const Expr full = Add::make(mn, IntImm::make(Int(32), k - 1));
-                    Stmt specialized = substitute(op->name, full, body);
-                    return LetStmt::make(op->name, op->value,
-                                         IfThenElse::make(EQ::make(extent, IntImm::make(Int(32), k)), specialized, body));
-                }
-            }
-        }
         return body.same_as(op->body) ? self : LetStmt::make(op->name, op->value, body);
+    }
+
+    // The production of a Func computed inside a loop, whose stage bounds ("f.s0.x.min",
+    // "f.s0.x.max") have extents with small constant upper bounds (a full tile): the common
+    // case where every extent reaches its bound gets its own copy in which they are the
+    // constants, so that the stage's loops have constant extents and its guards can be
+    // proved true. Only the production is copied, not what consumes it.
+    Stmt visit(const ProducerConsumer *op, const Stmt &self) override {
+        Stmt body = mutate(op->body);
+        Stmt same = body.same_as(op->body) ? self : ProducerConsumer::make(op->name, op->is_producer, body);
+        if (!op->is_producer) return same;
+        std::string func = op->name;
+        if (func.size() > 4 && func.compare(func.size() - 4, 4, ".tmp") == 0) func = func.substr(0, func.size() - 4);
+        Expr cond;
+        std::map<std::string, Expr> full;
+        for (const auto &[name, value] : lets_) {
+            if (name.rfind(func + ".s", 0) != 0 || !ends_with(name, ".max")) continue;
+            const std::string min_name = name.substr(0, name.size() - 4) + ".min";
+            const bool has_min =
+                std::any_of(lets_.begin(), lets_.end(), [&](const auto &l) { return l.first == min_name; });
+            if (!has_min) continue;
+            const Expr mn = Variable::make(Int(32), min_name), mx = Variable::make(Int(32), name);
+            const Expr extent = Add::make(Sub::make(mx, mn), IntImm::make(Int(32), 1));
+            if (as<IntImm>(analysis::simplify_index(extent))) continue;
+            const int64_t k = constant_upper_bound(extent, lets_);
+            if (k < 2 || k > 64) continue;
+            const Expr is_full = EQ::make(extent, IntImm::make(Int(32), k));
+            cond = cond.defined() ? And::make(cond, is_full) : is_full;
+            full[name] = Add::make(mn, IntImm::make(Int(32), k - 1));
+        }
+        if (!cond.defined()) return same;
+        return ProducerConsumer::make(op->name, true, IfThenElse::make(cond, substitute(full, body), body));
     }
 
     Stmt visit(const For *op, const Stmt &self) override {

@@ -200,13 +200,14 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     LoweredPipeline p;
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening
     if (options.arguments) p.args = order_arguments(output->name, p.args, *options.arguments);
+    s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(s); });
     s = run("storage flattening", [&] { return storage_flattening(plan, s); });
     s = run("dense innermost dimension", [&] { return dense_innermost_dimension(p.args, s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
-    s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(s); });
     s = run("unroll loops", [&] { return unroll_loops(s); });
     s = run("eliminate guards", [&] { return eliminate_guards(analysis::simplify(s)); });
     s = run("partition loops", [&] { return partition_loops(s); });
+    s = run("specialize guards", [&] { return specialize_guards(s); });
     s = run("vectorize loops", [&] { return vectorize_loops(s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
 

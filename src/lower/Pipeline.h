@@ -118,6 +118,10 @@ ir::Stmt unroll_loops(ir::Stmt s);
 /** Guards and boundary clamps are peeled off the steady state of loops. */
 ir::Stmt partition_loops(ir::Stmt s);
 
+/** The guards inside a vector loop that partitioning cannot peel are decided once for all
+ * lanes: a copy of the loop without them runs when they hold for every lane. */
+ir::Stmt specialize_guards(ir::Stmt s);
+
 /** Vectorized loops become vector expressions and stores. */
 ir::Stmt vectorize_loops(ir::Stmt s);
 

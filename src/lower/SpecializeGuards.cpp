@@ -1,0 +1,144 @@
+// Guard specialization: the guards inside a vector loop that loop partitioning could not
+// peel (their condition depends on an outer loop through a division, a modulo or a clamp,
+// as in a fused tile loop) are decided once for all the lanes:
+//
+//     vectorized for (v ...) { if (x < x.max + 1) s }
+//  -> if (the guard holds for every lane) vectorized for (v ...) { s }
+//     else                                 vectorized for (v ...) { if (x < x.max + 1) s }
+//
+// The first copy becomes vector code; the second runs lane by lane. "Holds for every lane"
+// is d >= 0 for d = b - a - 1 (a < b), with the lets inside the loop substituted and the
+// loop variable bounded by interval analysis.
+
+#include <set>
+
+#include "analysis/Interval.h"
+#include "analysis/Simplify.h"
+#include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
+#include "lower/Pipeline.h"
+
+namespace tessera::lower {
+
+using namespace ir;
+using analysis::Interval;
+
+namespace {
+
+/** The guards directly in a loop body (inside vectorized or unrolled loops, not inside
+ * other serial loops), each with the condition that makes it hold for every iteration of
+ * the loops inside. */
+class Guards : public IRVisitor {
+public:
+    std::vector<const IfThenElse *> nodes;
+    std::vector<Expr> holds;
+    using IRVisitor::include;
+
+protected:
+    void visit(const LetStmt *op) override {
+        include(op->value);
+        lets_.emplace_back(op->name, op->value);
+        inner_.insert(op->name);
+        include(op->body);
+        lets_.pop_back();
+    }
+    void visit(const For *op) override {
+        if (op->for_type == ForType::Serial || op->for_type == ForType::Parallel) return;  // inner serial loops: no
+        Expr extent = op->extent;
+        if (const Max *m = as<Max>(extent)) extent = m->a;
+        loops_.emplace_back(op->name, Interval{op->min, Sub::make(Add::make(op->min, extent), IntImm::make(op->min.type(), 1))});
+        inner_.insert(op->name);
+        include(op->body);
+        loops_.pop_back();
+    }
+    void visit(const IfThenElse *op) override {
+        if (!op->else_case.defined()) {
+            Expr c = condition_for_all(op->condition);
+            if (c.defined()) {
+                nodes.push_back(op);
+                holds.push_back(c);
+            }
+        }
+        IRVisitor::visit(op);
+    }
+
+private:
+    Expr condition_for_all(const Expr &cond) {
+        Expr a, b;
+        int64_t strict = 0;
+        switch (cond->kind) {
+        case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
+        case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
+        case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
+        case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
+        default: return Expr();
+        }
+        if (a.type() != Int(32)) return Expr();
+        Expr d = Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict));
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) d = substitute(it->first, it->second, d);
+        analysis::Scope scope;
+        for (auto &[name, iv] : loops_) scope.push(name, iv);
+        Interval r = analysis::bounds_of_expr(analysis::simplify_index(d), scope);
+        if (!r.min.defined()) return Expr();
+        for (const std::string &v : inner_)
+            if (uses_var(r.min, v)) return Expr();
+        if (has_load(r.min)) return Expr();
+        return GE::make(analysis::simplify_index(r.min), IntImm::make(Int(32), 0));
+    }
+    static bool has_load(const Expr &e) {
+        struct Find : IRVisitor {
+            bool found = false;
+            using IRVisitor::include;
+            void visit(const Load *) override { found = true; }
+        } f;
+        f.include(e);
+        return f.found;
+    }
+
+    std::vector<std::pair<std::string, Expr>> lets_;
+    std::vector<std::pair<std::string, Interval>> loops_;
+    std::set<std::string> inner_;
+};
+
+class DropGuards : public IRMutator {
+public:
+    explicit DropGuards(const std::set<const IfThenElse *> &drop) : drop_(drop) {}
+
+protected:
+    Stmt visit(const IfThenElse *op, const Stmt &self) override {
+        if (drop_.count(op)) return mutate(op->then_case);
+        return IRMutator::visit(op, self);
+    }
+
+private:
+    const std::set<const IfThenElse *> &drop_;
+};
+
+class Specialize : public IRMutator {
+protected:
+    Stmt visit(const For *op, const Stmt &self) override {
+        Stmt body = mutate(op->body);
+        Stmt loop = body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body);
+        if (op->for_type != ForType::Vectorized) return loop;
+        // The guards of a vector loop, decided once for all its lanes: the copy without
+        // them becomes vector code, the other runs lane by lane.
+        Guards g;
+        g.include(loop);
+        if (g.nodes.empty()) return loop;
+        std::set<const IfThenElse *> drop(g.nodes.begin(), g.nodes.end());
+        Expr all;
+        for (const Expr &h : g.holds) all = all.defined() ? And::make(all, h) : h;
+        DropGuards dropper(drop);
+        return IfThenElse::make(all, dropper.mutate(loop), loop);
+    }
+};
+
+}  // namespace
+
+Stmt specialize_guards(Stmt s) {
+    Specialize sp;
+    return sp.mutate(s);
+}
+
+}  // namespace tessera::lower
