@@ -7,7 +7,7 @@
 //
 //   split old -> (outer, inner) by F     outer in [0, ceil(extent / F)), inner in [0, F)
 //     RoundUp, GuardWithIf               old = old.min + outer * F + inner
-//     ShiftInwards                       old = old.min + min(outer * F, extent - F) + inner
+//     ShiftInwards                       old = min(old.min + outer * F, old.max + 1 - F) + inner
 //     GuardWithIf also guards the body   if (old <= old.max)
 //   fuse (inner, outer) -> fused          fused in [0, inner.extent * outer.extent)
 //                                        inner = inner.min + fused % inner.extent
@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <set>
 
+#include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -175,9 +176,12 @@ private:
                 range[sp.outer] = {i32(0), Div::make(Sub::make(Add::make(old.extent, F), i32(1)), F)};
                 is_rvar[sp.inner] = is_rvar[sp.outer] = is_rvar.at(sp.old_var);
                 const TailStrategy tail = resolve_tail(p_, stage_, sp, is_rvar.at(sp.old_var));
-                Expr base = Mul::make(loop_variable(sp.outer), F);
-                if (tail == TailStrategy::ShiftInwards) base = Min::make(base, Sub::make(old.extent, F));
-                Expr value = Add::make(Add::make(old.min, base), loop_variable(sp.inner));
+                // ShiftInwards: min(min + outer * F, min + extent - F), the second simplified to
+                // max + 1 - F, so that bounds inference sees the last tile end at the max.
+                Expr base = Add::make(old.min, Mul::make(loop_variable(sp.outer), F));
+                if (tail == TailStrategy::ShiftInwards)
+                    base = Min::make(base, analysis::simplify_index(Sub::make(Add::make(old.min, old.extent), F)));
+                Expr value = Add::make(base, loop_variable(sp.inner));
                 defs.emplace_back(sp.old_var, value);
                 if (tail == TailStrategy::GuardWithIf)
                     guards.push_back(LT::make(loop_variable(sp.old_var), Add::make(old.min, old.extent)));

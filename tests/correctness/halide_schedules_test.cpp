@@ -1,0 +1,148 @@
+// Halide's published schedules, unchanged, against the reference interpreter: the classic
+// and the modern blur, the unsharp app's schedule, a tiled matmul with unrolled
+// accumulators; and the regressions of notes/seed002.md §7.3-7.4 under the splits they
+// were found with. Sizes are deliberately not multiples of the tiles.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tessera/tessera.h>
+
+#include "support/differential.h"
+
+using namespace tessera;
+using namespace tessera::testing::differential;
+
+namespace {
+
+void expect_matches(const Func &f, const std::vector<int> &mins, const std::vector<int> &extents,
+                    const std::string &what) {
+    EXPECT_EQ(differential_check(f, mins, extents, false), "") << what;
+    const std::string p = prophecy_check(f, mins, extents, 3000000);
+    EXPECT_TRUE(p.empty() || p == "skipped") << what << ": " << p;
+}
+
+Buffer<uint16_t> image_u16(int w, int h) {
+    Buffer<uint16_t> b(std::vector<int>{w, h}, "input");
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) b(x, y) = uint16_t((x * 131 + y * 71 + (x * y) % 97) & 0xfff);
+    return b;
+}
+
+}  // namespace
+
+TEST(HalideSchedules, ClassicAndModernBlur) {
+    for (int variant = 0; variant < 2; variant++) {
+        const int w = 300, h = 75;
+        Buffer<uint16_t> input = image_u16(w + 2, h + 2);
+        Var x("x"), y("y"), xi("xi"), yi("yi");
+        Func blur_x("blur_x"), blur_y("blur_y");
+        blur_x(x, y) = (input(x, y) + input(x + 1, y) + input(x + 2, y)) / 3;
+        blur_y(x, y) = (blur_x(x, y) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3;
+        if (variant == 0) {
+            // The 2012 schedule.
+            blur_y.tile(x, y, xi, yi, 256, 32).vectorize(xi, 8).parallel(y);
+            blur_x.compute_at(blur_y, x).vectorize(x, 8);
+        } else {
+            // apps/blur today: strips, vectors of 16, a sliding window.
+            blur_y.split(y, y, yi, 32).parallel(y).vectorize(x, 16);
+            blur_x.store_at(blur_y, y).compute_at(blur_y, yi).vectorize(x, 16);
+        }
+        expect_matches(blur_y, {0, 0}, {w, h}, variant == 0 ? "classic blur" : "modern blur");
+    }
+}
+
+TEST(HalideSchedules, Unsharp) {
+    const int w = 70, h = 45;
+    Buffer<float> input(std::vector<int>{w, h, 3}, "input");
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) input(x, y, c) = float((x * 7 + y * 13 + c * 29) % 101) / 101.0f + 0.05f;
+    Var x("x"), y("y"), c("c"), yo("yo"), yi("yi");
+    const float kSigma = 1.5f;
+    Func kernel("kernel");
+    kernel(x) = exp(-x * x / (2 * kSigma * kSigma)) / (std::sqrt(2 * 3.14159265f) * kSigma);
+    Func in_bounded = BoundaryConditions::repeat_edge(input);
+    Func gray("gray");
+    gray(x, y) = 0.299f * in_bounded(x, y, 0) + 0.587f * in_bounded(x, y, 1) + 0.114f * in_bounded(x, y, 2);
+    Func blur_y("blur_y");
+    blur_y(x, y) = kernel(0) * gray(x, y) + kernel(1) * (gray(x, y - 1) + gray(x, y + 1)) +
+                   kernel(2) * (gray(x, y - 2) + gray(x, y + 2)) + kernel(3) * (gray(x, y - 3) + gray(x, y + 3));
+    Func blur_x("blur_x");
+    blur_x(x, y) = kernel(0) * blur_y(x, y) + kernel(1) * (blur_y(x - 1, y) + blur_y(x + 1, y)) +
+                   kernel(2) * (blur_y(x - 2, y) + blur_y(x + 2, y)) + kernel(3) * (blur_y(x - 3, y) + blur_y(x + 3, y));
+    Func sharpen("sharpen");
+    sharpen(x, y) = 2 * gray(x, y) - blur_x(x, y);
+    Func ratio("ratio");
+    ratio(x, y) = sharpen(x, y) / gray(x, y);
+    Func unsharp("unsharp");
+    unsharp(x, y, c) = ratio(x, y) * input(x, y, c);
+    unsharp.split(y, yo, yi, 32).vectorize(x, 8).parallel(yo).reorder(x, c, yi, yo);
+    gray.compute_at(unsharp, yi).store_at(unsharp, yo).vectorize(x, 8);
+    blur_y.compute_at(unsharp, yi).store_at(unsharp, yo).vectorize(x, 8);
+    ratio.compute_at(unsharp, yi).store_at(unsharp, yo).vectorize(x, 8);
+    expect_matches(unsharp, {0, 0, 0}, {w, h, 3}, "unsharp");
+}
+
+TEST(HalideSchedules, TiledMatmulWithUnrolledAccumulators) {
+    const int n = 61;
+    Buffer<int32_t> A(std::vector<int>{n, n}, "A"), B(std::vector<int>{n, n}, "B");
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) A(i, j) = (i * 3 + j * 5) % 17 - 8, B(i, j) = (i * 7 + j) % 13 - 6;
+    Var x("x"), y("y"), xi("xi"), yi("yi"), yii("yii"), xy("xy");
+    RDom k(0, n, "k");
+    Func prod("prod"), result("result");
+    prod(x, y) = 0;
+    prod(x, y) += A(k, y) * B(x, k);
+    result(x, y) = prod(x, y);
+    result.tile(x, y, xi, yi, 24, 32).fuse(x, y, xy).parallel(xy).split(yi, yi, yii, 4).vectorize(xi, 8).unroll(xi).unroll(yii);
+    prod.compute_at(result, yi).vectorize(x, 8).unroll(y);
+    prod.update().reorder(x, y, k).vectorize(x, 8).unroll(x).unroll(y);
+    expect_matches(result, {0, 0}, {n, n}, "matmul");
+}
+
+TEST(HalideSchedules, DivisionByZeroUnderARoundUpSplit) {
+    // notes/seed002.md §7.3: out(x) = 100 / (27 - x), split by 8 with RoundUp, computes
+    // x = 27 past the window; total division keeps that harmless.
+    Var x("x"), xo("xo"), xi("xi");
+    Func out("out"), h("h");
+    out(x) = 100 / (27 - x);
+    h(x) = out(x);
+    out.compute_root().split(x, xo, xi, 8, TailStrategy::RoundUp);
+    expect_matches(h, {0}, {25}, "100 / (27 - x)");
+    // g read outside its computed region by a RoundUp split of f must not trap either.
+    Func g("g5"), f("f5"), o("o5");
+    g(x) = 5;
+    f(x) = 100 / g(x);
+    o(x) = f(x);
+    g.compute_root();
+    f.compute_root().split(x, xo, xi, 8, TailStrategy::RoundUp);
+    expect_matches(o, {0}, {25}, "100 / g(x)");
+}
+
+TEST(HalideSchedules, IndexDataIsComputedUnderASplit) {
+    // notes/seed002.md §7.4: the Func used as an index is computed wherever it is read,
+    // even past the compute bounds of its reader.
+    Var x("x"), xo("xo"), xi("xi");
+    Func h("h"), g("g"), f("f"), out("out");
+    h(x) = 10;
+    g(x) = x * x;
+    f(x) = g(clamp(h(x), 0, 100));
+    out(x) = f(x);
+    h.compute_root();
+    g.compute_root();
+    f.compute_root().split(x, xo, xi, 8, TailStrategy::RoundUp);
+    expect_matches(out, {0}, {10}, "g(clamp(h(x), 0, 100))");
+    // The crash of Halide issue #6131: an index far from the window, vectorized by 64.
+    Func hh("hh"), gg("gg"), ff("ff");
+    const int lo = -10000000;
+    hh(x) = clamp(x, lo, lo + 20);
+    gg(x) = sin(cast<float>(x));
+    ff(x) = gg(hh(x));
+    gg.compute_root();
+    ff.vectorize(x, 64, TailStrategy::RoundUp);
+    expect_matches(ff, {0}, {128}, "sin at clamped far indices");
+}
