@@ -230,7 +230,10 @@ std::string fnv1a_128_hex(const std::string &data) {
 }
 
 std::string c_flags_for(const Target &target) {
-    return "-O3 " + target.c_flags() + " -ffp-contract=off -fno-fast-math -fopenmp -fPIC";
+    // $TESSERA_C_OPT replaces -O3 (tests that compile many small pipelines use -O0).
+    std::string opt = getenv_string("TESSERA_C_OPT");
+    if (opt.empty()) opt = "-O3";
+    return opt + " " + target.c_flags() + " -ffp-contract=off -fno-fast-math -fopenmp -fPIC";
 }
 
 std::string default_c_compiler() {

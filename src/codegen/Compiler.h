@@ -40,7 +40,7 @@ namespace tessera::codegen {
 inline constexpr const char *kDefaultCFlags = "-O3 -march=native -ffp-contract=off -fno-fast-math -fopenmp -fPIC";
 
 /** The flags of kDefaultCFlags with the instruction-set flags of `target` in place of
- * -march=native. */
+ * -march=native, and $TESSERA_C_OPT (if set) in place of -O3. */
 std::string c_flags_for(const Target &target);
 
 /** $CC if set and not empty, else "cc". */

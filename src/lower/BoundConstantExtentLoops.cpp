@@ -25,22 +25,35 @@ using namespace ir;
 
 namespace {
 
-/** Pushes + and - of a term into min and max operands (after substitution of lets). */
+/** Pushes + and - of a term into min and max operands (after substitution of lets). Each
+ * push copies a term, so nested mins and maxes grow exponentially: past a budget of steps
+ * the rewrite gives up (`exhausted`), and the loop keeps its variable extent. */
 class Distribute : public IRMutator {
+public:
+    bool exhausted = false;
+
 protected:
     Expr visit(const Add *op, const Expr &self) override {
+        if (spend()) return self;
         Expr a = mutate(op->a), b = mutate(op->b);
         if (Expr d = push(a, b, false); d.defined()) return d;
         if (Expr d = push(b, a, false); d.defined()) return d;
         return a.same_as(op->a) && b.same_as(op->b) ? self : Add::make(a, b);
     }
     Expr visit(const Sub *op, const Expr &self) override {
+        if (spend()) return self;
         Expr a = mutate(op->a), b = mutate(op->b);
         if (Expr d = push(a, b, true); d.defined()) return d;
         return a.same_as(op->a) && b.same_as(op->b) ? self : Sub::make(a, b);
     }
 
 private:
+    bool spend() {
+        exhausted = exhausted || ++steps_ > 20000;
+        return exhausted;
+    }
+    int steps_ = 0;
+
     /** min(x, y) +- c -> min(x +- c, y +- c) (and max). */
     Expr push(const Expr &m, const Expr &c, bool sub) {
         auto apply = [&](const Expr &x) { return mutate(sub ? Sub::make(x, c) : Add::make(x, c)); };
@@ -114,7 +127,9 @@ private:
         Expr e = extent;
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) e = substitute(it->first, it->second, e);
         Distribute d;
-        e = analysis::simplify_index(d.mutate(analysis::simplify_index(e)));
+        e = d.mutate(analysis::simplify_index(e));
+        if (d.exhausted) return 0;
+        e = analysis::simplify_index(e);
         int64_t lo = 0, hi = 0;
         if (!analysis::const_bounds(e, lo, hi)) return 0;
         return hi;

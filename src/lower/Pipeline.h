@@ -62,6 +62,14 @@ std::string loop_max(const std::string &func, int stage, const std::string &var)
 /** The name of the pure variable at dimension i of definition k (its LHS Var). */
 std::string dim_var_name(const ir::Definition &d, int i);
 
+/** The tail strategy a split of stage `stage` uses: Auto resolves to ShiftInwards for the
+ * pure definition of a single-definition Func that is not the output, GuardWithIf
+ * otherwise. */
+TailStrategy resolve_tail(const FuncPlan &p, int stage, const lang::Split &s, bool rvar);
+/** Whether the pure definition's loops over `var` compute past the region required of
+ * them (a RoundUp or ShiftInwards split of `var` or of a loop made from it). */
+bool computes_past_region(const FuncPlan &p, const std::string &var);
+
 /** Buffer descriptor variables of a pipeline argument or allocation (src/lower/Lower.h). */
 Expr buffer_min(const std::string &buffer, int dim);
 Expr buffer_extent(const std::string &buffer, int dim);

@@ -68,14 +68,6 @@ struct LoopRange {
     Expr min, extent;
 };
 
-/** The tail strategy a split uses: Auto resolves to ShiftInwards for the pure definition
- * of a single-definition Func that is not the output, GuardWithIf otherwise. */
-TailStrategy resolve_tail(const FuncPlan &p, int stage, const Split &s, bool rvar) {
-    if (s.tail != TailStrategy::Auto) return s.tail;
-    if (!rvar && stage == 0 && p.defs.size() == 1 && !p.is_output) return TailStrategy::ShiftInwards;
-    return TailStrategy::GuardWithIf;
-}
-
 class StageBuilder {
 public:
     StageBuilder(PipelinePlan &plan, const FuncPlan &p, int stage) : plan_(plan), p_(p), stage_(stage) {}
@@ -414,7 +406,58 @@ bool encloses(const std::vector<std::string> &common, const std::string &outer, 
     return o != common.end() && i != common.end() && o <= i;
 }
 
+/** The parallel loops strictly inside `store` ("" = root) and at or outside `compute`: the
+ * iterations of each would share one allocation while each computes into it. */
+std::string parallel_loop_between(const Stmt &s, const std::vector<std::string> &common, const std::string &store,
+                                  const std::string &compute) {
+    std::set<std::string> parallel;
+    struct Parallel : IRVisitor {
+        std::set<std::string> *names;
+        using IRVisitor::include;
+        void visit(const For *op) override {
+            if (op->for_type == ForType::Parallel) names->insert(op->name);
+            IRVisitor::visit(op);
+        }
+    } v;
+    v.names = &parallel;
+    v.include(s);
+    auto first = store.empty() ? common.begin() : std::find(common.begin(), common.end(), store) + 1;
+    auto last = std::find(common.begin(), common.end(), compute);
+    if (last == common.end()) return "";
+    for (auto it = first; it <= last; ++it)
+        if (parallel.count(*it)) return *it;
+    return "";
+}
+
 }  // namespace
+
+TailStrategy resolve_tail(const FuncPlan &p, int stage, const Split &s, bool rvar) {
+    if (s.tail != TailStrategy::Auto) return s.tail;
+    if (!rvar && stage == 0 && p.defs.size() == 1 && !p.is_output) return TailStrategy::ShiftInwards;
+    return TailStrategy::GuardWithIf;
+}
+
+bool computes_past_region(const FuncPlan &p, const std::string &var) {
+    const lang::StageSchedule &sched = *p.defs[0].schedule;
+    std::set<std::string> from_var{var};
+    for (const Split &sp : sched.splits) {
+        switch (sp.kind) {
+        case Split::Kind::SplitVar:
+            if (!from_var.count(sp.old_var)) break;
+            if (resolve_tail(p, 0, sp, false) != TailStrategy::GuardWithIf) return true;
+            from_var.insert(sp.outer);
+            from_var.insert(sp.inner);
+            break;
+        case Split::Kind::FuseVars:
+            if (from_var.count(sp.inner) || from_var.count(sp.outer)) from_var.insert(sp.old_var);
+            break;
+        case Split::Kind::RenameVar:
+            if (from_var.count(sp.old_var)) from_var.insert(sp.outer);
+            break;
+        }
+    }
+    return false;
+}
 
 Stmt schedule_functions(PipelinePlan &plan) {
     for (FuncPlan &p : plan.funcs)
@@ -471,6 +514,16 @@ Stmt schedule_functions(PipelinePlan &plan) {
                                    " but computed at " + describe_loop(plan, p.compute_site) +
                                    ", which is outside it; the storage level must be at or outside the compute "
                                    "level (store_at a loop that encloses the compute_at loop, or store_root())");
+            const std::string par = parallel_loop_between(s, common, p.store_site, p.compute_site);
+            if (!par.empty()) {
+                auto it = plan.loops.find(par);
+                const std::string owner = it == plan.loops.end() ? "" : it->second.func;
+                const std::string var = it == plan.loops.end() ? par : it->second.var;
+                throw CompileError("Func \"" + g.name + "\" is stored outside the parallel loop over " + var +
+                                   " of Func \"" + owner + "\" but computed inside it: the parallel iterations " +
+                                   "would race on one allocation. Store it at or inside that loop (" + g.name +
+                                   ".store_at(" + owner + ", " + var + ")), or make the loop serial");
+            }
         }
         if (p.store_site.empty() && p.compute_site.empty()) {
             s = realization(p, s, true, true);

@@ -9,7 +9,9 @@
 //     p.s0.v.min  =  select(L <= L.first, min(L), max(L - 1) + 1)
 //
 // Only single-definition Funcs slide (an update recomputed on part of a region would be
-// wrong), only over serial loops, and only where the site occurs once.
+// wrong), only over serial loops, only where the site occurs once, and only along a
+// dimension whose loop computes exactly the region needed (a RoundUp or ShiftInwards split
+// of it would write past the new part, over values still needed in a folded buffer).
 //
 // Storage folding. fold_storage(v, F) stores dimension v modulo F (storage flattening
 // indexes it with v mod F); that is valid as long as one iteration of the compute level
@@ -146,8 +148,10 @@ private:
                     break;
                 }
                 if (!depends) continue;
-                if (slide != -1) {
-                    slide = -2;  // moves in two dimensions
+                if (slide != -1 || computes_past_region(p_, f.args[size_t(i)])) {
+                    // Moves in two dimensions, or the loop computes past the region needed
+                    // (its new part would spill over the values still needed).
+                    slide = -2;
                     break;
                 }
                 slide = i;
@@ -198,6 +202,12 @@ Stmt sliding_window(PipelinePlan &plan, Stmt s) {
                 throw CompileError("Func \"" + p.func->name +
                                    "\" is the pipeline's output; its storage is the caller's buffer, which cannot be "
                                    "folded (fold_storage)");
+            if (computes_past_region(p, fd.var))
+                throw CompileError("Func \"" + p.func->name + "\" is folded along " + fd.var +
+                                   " (fold_storage), but its loop over " + fd.var +
+                                   " is split with RoundUp or ShiftInwards, which computes past the region needed "
+                                   "and would overwrite folded values still in use; split it with GuardWithIf or "
+                                   "do not fold it");
             p.folds.emplace_back(fd.var, fd.extent);
         }
         if (p.compute_site.empty() || p.store_site == p.compute_site) {

@@ -219,6 +219,17 @@ private:
     std::map<std::string, std::vector<Expr>> scope_;
 };
 
+bool has_vectors(const Stmt &s) {
+    struct Find : IRVisitor {
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const Ramp *) override { found = true; }
+        void visit(const Broadcast *) override { found = true; }
+    } f;
+    f.include(s);
+    return f.found;
+}
+
 class Vectorize : public IRMutator {
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
@@ -237,6 +248,11 @@ protected:
             throw CompileError("Can't vectorize " + describe_lowered_loop(op->name) + " of " + std::to_string(n->value) +
                                " iterations: at most 64 lanes are supported; split it by a smaller width");
         const int lanes = int(n->value);
+        if (has_vectors(body)) {
+            // Lanes inside lanes (a vectorized loop inside this one): the outer loop runs
+            // serially around the inner vector code.
+            return For::make(op->name, op->min, extent, ForType::Serial, body);
+        }
         try {
             Widen w(op->name, Ramp::make(op->min, IntImm::make(op->min.type(), 1), lanes), lanes);
             return w.mutate(body);

@@ -328,6 +328,14 @@ TEST(ScheduleErrors, ComputeAtOfTheOutput) {
     p.f.compute_at(p.g, p.x);
     expect_compile_error([&] { p.run(); }, {"pipeline's output", "always computed at the root"});
 }
+TEST(ScheduleErrors, StorageOutsideAParallelLoopThatComputesIt) {
+    // Every iteration of the parallel loop would compute into the one shared allocation.
+    Pipe p;
+    p.f.split(p.y, p.yo, p.yi, 4).parallel(p.yo);
+    p.g.compute_at(p.f, p.yi).store_root();
+    expect_compile_error([&] { p.run(); }, {"Func \"g\" is stored outside the parallel loop over yo of Func \"f\"",
+                                            "race", "g.store_at(f, yo)"});
+}
 TEST(ScheduleErrors, LoopDirectivesOnAnInlinedFunc) {
     Pipe p;
     p.g.vectorize(p.x, 4);  // g stays inlined (the default)

@@ -1,0 +1,378 @@
+// The schedule fuzzer: random schedules (split with every tail strategy, tile, reorder,
+// fuse, vectorize, unroll, parallel, compute_at, store_at, inline, compute_root, fold)
+// over random pipelines (tests/support/random_pipeline.h) and the hand-written corpus,
+// each compiled and compared bit for bit with the reference interpreter.
+//
+// A random schedule may be illegal (a compute_at that does not enclose every use, a
+// RoundUp of the output past the window): then Tessera must say so with a CompileError or
+// a RuntimeError naming the problem; an InternalError, a crash or a wrong value is a
+// failure. CI runs fixed seeds, in shards, at -O0 (TESSERA_C_OPT) to keep C compilation
+// short; at least 1000 schedules must compile and match.
+//
+// Long runs (from the build directory; shards are independent, so several can run side by
+// side with disjoint seeds):
+//
+//   TESSERA_SCHEDULE_FUZZ_SEED=1000000 TESSERA_SCHEDULE_FUZZ_SCHEDULES=20000 \
+//       tests/tessera_tests --gtest_filter='ScheduleFuzz.Shard0'
+//
+// Every failure prints the program, the schedule and the seed that reproduces it. To narrow
+// one down, TESSERA_SCHEDULE_FUZZ_DROP=3,5 leaves out directives 3 and 5 (numbered in the
+// order the schedule lists them) and TESSERA_SCHEDULE_FUZZ_STMT=file writes the lowered
+// statement of the (single) schedule run.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <tessera/tessera.h>
+
+#include "ir/IRVisitor.h"
+#include "lang/Function.h"
+#include "support/differential.h"
+#include "support/pipeline_corpus.h"
+#include "support/random_pipeline.h"
+
+using namespace tessera;
+using namespace tessera::testing::differential;
+
+namespace {
+
+uint64_t env_u64(const char *name, uint64_t fallback) {
+    const char *v = std::getenv(name);
+    return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
+}
+
+std::vector<std::string> split_loops(const std::string &text) {
+    std::vector<std::string> loops;
+    std::string cur;
+    for (size_t i = 0; i <= text.size(); i++) {
+        if (i == text.size() || text.compare(i, 2, ", ") == 0) {
+            if (!cur.empty() && cur != "none") loops.push_back(cur);
+            cur.clear();
+            if (i < text.size()) i++;
+        } else {
+            cur += text[i];
+        }
+    }
+    return loops;  // outermost first
+}
+
+class ScheduleMaker {
+public:
+    ScheduleMaker(uint64_t seed, std::ostringstream &log) : rng_(seed), log_(log) {}
+
+    int pick(int n) { return int(rng_() % uint64_t(n)); }
+
+    /** For minimizing a failure by hand: $TESSERA_SCHEDULE_FUZZ_DROP lists directive
+     * numbers (in the order the log shows them, from 0) to leave out; the random draws
+     * stay the same, so the rest of the schedule does too. */
+    bool keep() {
+        const int n = directive_++;
+        static const std::set<int> drop = [] {
+            std::set<int> d;
+            if (const char *v = std::getenv("TESSERA_SCHEDULE_FUZZ_DROP")) {
+                std::istringstream in(v);
+                for (std::string t; std::getline(in, t, ',');)
+                    if (!t.empty()) d.insert(std::atoi(t.c_str()));
+            }
+            return d;
+        }();
+        if (!drop.count(n)) return true;
+        log_ << "// dropped directive " << n << "\n";
+        return false;
+    }
+    bool chance(int percent) { return pick(100) < percent; }
+
+    /** A random schedule for every Func of the pipeline computing `output`: first the
+     * loops of every stage, then where each Func is computed (among the loops its
+     * consumers end up with). */
+    void schedule(const Func &output) {
+        std::vector<std::shared_ptr<ir::FunctionData>> funcs = ir::dependency_order(output.data());
+        std::vector<int> where(funcs.size());
+        for (size_t i = 0; i < funcs.size(); i++) {
+            const auto &fd = funcs[i];
+            const bool is_output = fd == output.data();
+            const bool single = fd->definitions.size() == 1;
+            where[i] = is_output ? 0 : pick(10);
+            const bool inlined = !is_output && single && where[i] < 3;
+            if (inlined) continue;
+            Func f(fd);
+            for (int s = 0; s < int(fd->definitions.size()); s++) loops(f, s, single, is_output);
+        }
+        for (size_t i = 0; i < funcs.size(); i++) {
+            const auto &fd = funcs[i];
+            if (fd == output.data()) continue;
+            const bool single = fd->definitions.size() == 1;
+            if (single && where[i] < 3) continue;
+            Func f(fd);
+            if (where[i] < 6 || !compute_at_a_consumer(f, funcs)) {
+                if (!keep()) continue;
+                f.compute_root();
+                log_ << f.name() << ".compute_root();\n";
+            }
+        }
+    }
+
+private:
+    bool compute_at_a_consumer(Func &f, const std::vector<std::shared_ptr<ir::FunctionData>> &funcs) {
+        // The consumer must be the only one, and use f in one of its stages only; then any
+        // loop of that stage encloses every use.
+        std::shared_ptr<ir::FunctionData> consumer;
+        int stage = -1;
+        for (const auto &g : funcs) {
+            if (g == f.data()) continue;
+            for (int s = 0; s < int(g->definitions.size()); s++) {
+                if (!calls(g->definitions[size_t(s)], f.name())) continue;
+                if (consumer) return false;  // a second stage or a second consumer
+                consumer = g;
+                stage = s;
+            }
+        }
+        if (!consumer) return false;
+        // A consumer that is inlined has no loops.
+        if (consumer->definitions.size() == 1 && !consumer->schedule.compute_level.defined() &&
+            consumer != funcs.back())
+            return false;
+        Func g(consumer);
+        std::vector<std::string> loops = split_loops(Stage(g.data(), stage).dump_loops());
+        if (loops.empty()) return false;
+        const size_t at = size_t(pick(int(loops.size())));
+        if (!keep()) return true;
+        f.compute_at(LoopLevel(g, VarOrRVar(loops[at], false), stage));
+        log_ << f.name() << ".compute_at(" << g.name() << ", " << loops[at] << ", stage " << stage << ");\n";
+        if (chance(40)) {
+            if (chance(50) || at == 0) {
+                if (keep()) {
+                    f.store_root();
+                    log_ << f.name() << ".store_root();\n";
+                }
+            } else if (const size_t st = size_t(pick(int(at))); keep()) {
+                f.store_at(LoopLevel(g, VarOrRVar(loops[st], false), stage));
+                log_ << f.name() << ".store_at(" << g.name() << ", " << loops[st] << ");\n";
+            }
+            if (f.dimensions() > 0 && chance(20) && keep()) {
+                const std::string v = f.data()->args.back();
+                f.fold_storage(Var(v), 8);
+                log_ << f.name() << ".fold_storage(" << v << ", 8);\n";
+            }
+        }
+        return true;
+    }
+
+    static bool calls(const ir::Definition &d, const std::string &name) {
+        struct Find : ir::IRVisitor {
+            const std::string *name;
+            bool found = false;
+            using ir::IRVisitor::include;
+            void visit(const ir::Call *op) override {
+                found = found || (op->call_kind == ir::CallKind::Func && op->name == *name);
+                ir::IRVisitor::visit(op);
+            }
+        } v;
+        v.name = &name;
+        v.include(d.value);
+        for (const auto &a : d.args) v.include(a);
+        for (const auto &p : d.predicates) v.include(p);
+        return v.found;
+    }
+
+    TailStrategy tail(bool single) {
+        switch (pick(single ? 4 : 2)) {
+        case 0: return TailStrategy::Auto;
+        case 1: return TailStrategy::GuardWithIf;
+        case 2: return TailStrategy::ShiftInwards;
+        default: return TailStrategy::RoundUp;
+        }
+    }
+
+    void loops(Func &f, int s, bool single, bool is_output) {
+        Stage st = s == 0 ? Stage(f.data(), 0) : f.update(s - 1);
+        const std::string who = s == 0 ? f.name() : f.name() + ".update(" + std::to_string(s - 1) + ")";
+        const std::set<std::string> rvars = rvar_names(*f.data(), s);
+        auto pure_loops = [&] {
+            std::vector<std::string> l;
+            for (const auto &n : split_loops(st.dump_loops()))
+                if (!is_rvar_loop(n, rvars)) l.push_back(n);
+            return l;  // outermost first
+        };
+        int n = pick(4);
+        for (int k = 0; k < n; k++) {
+            std::vector<std::string> all = split_loops(st.dump_loops());
+            std::vector<std::string> pure = pure_loops();
+            if (all.empty()) return;
+            const int what = pick(7);
+            const std::string fresh = "v" + std::to_string(counter_++);
+            try {
+                if (what == 0) {
+                    // split any loop (an RVar's with GuardWithIf)
+                    const std::string v = all[size_t(pick(int(all.size())))];
+                    const bool rv = is_rvar_loop(v, rvars);
+                    const int factor = 1 + pick(8);
+                    TailStrategy t = rv ? TailStrategy::GuardWithIf : tail(single);
+                    if (!keep()) continue;
+                    st.split(VarOrRVar(v, rv), VarOrRVar(v, rv), VarOrRVar(fresh, rv), factor, t);
+                    if (rv) rvar_children_.insert(fresh);
+                    log_ << who << ".split(" << v << ", " << v << ", " << fresh << ", " << factor << ", "
+                         << tail_strategy_name(t) << ");\n";
+                } else if (what == 1 && pure.size() >= 2) {
+                    // reorder the pure loops among themselves
+                    std::vector<VarOrRVar> order;
+                    std::vector<std::string> shuffled = pure;
+                    for (size_t i = shuffled.size(); i > 1; i--) std::swap(shuffled[i - 1], shuffled[size_t(pick(int(i)))]);
+                    std::string text;
+                    for (const auto &v : shuffled) {
+                        order.emplace_back(v, false);
+                        text += (text.empty() ? "" : ", ") + v;
+                    }
+                    if (!keep()) continue;
+                    st.reorder(order);
+                    log_ << who << ".reorder(" << text << ");\n";
+                } else if (what == 2 && all.size() >= 2) {
+                    // fuse two adjacent pure loops
+                    for (size_t i = 0; i + 1 < all.size(); i++) {
+                        const std::string &outer = all[i], &inner = all[i + 1];
+                        if (is_rvar_loop(outer, rvars) || is_rvar_loop(inner, rvars)) continue;
+                        if (!keep()) break;
+                        st.fuse(Var(inner), Var(outer), Var(fresh));
+                        log_ << who << ".fuse(" << inner << ", " << outer << ", " << fresh << ");\n";
+                        break;
+                    }
+                } else if (what == 3 && !pure.empty()) {
+                    // vectorize the innermost pure loop
+                    const std::string v = pure.back();
+                    const int width = 1 << (1 + pick(3));
+                    TailStrategy t = tail(single);
+                    if (!keep()) continue;
+                    st.vectorize(Var(v), width, t);
+                    log_ << who << ".vectorize(" << v << ", " << width << ", " << tail_strategy_name(t) << ");\n";
+                } else if (what == 4) {
+                    const std::string v = all[size_t(pick(int(all.size())))];
+                    const bool rv = is_rvar_loop(v, rvars);
+                    const TailStrategy t = rv ? TailStrategy::GuardWithIf : tail(single);
+                    if (!keep()) continue;
+                    st.unroll(VarOrRVar(v, rv), 2, t);
+                    if (rv) rvar_children_.insert(v + ".u");
+                    log_ << who << ".unroll(" << v << ", 2);\n";
+                } else if (what == 5 && !pure.empty()) {
+                    const std::string v = pure.front();
+                    if (!keep()) continue;
+                    st.parallel(Var(v));
+                    log_ << who << ".parallel(" << v << ");\n";
+                } else if (what == 6 && pure.size() >= 2) {
+                    const std::string x = pure[pure.size() - 1], y = pure[pure.size() - 2];
+                    const int fx = 1 + pick(6), fy = 1 + pick(6);
+                    TailStrategy t = tail(single);
+                    if (!keep()) continue;
+                    st.tile(Var(x), Var(y), Var(fresh + "xi"), Var(fresh + "yi"), fx, fy, t);
+                    log_ << who << ".tile(" << x << ", " << y << ", " << fresh << "xi, " << fresh << "yi, " << fx << ", "
+                         << fy << ", " << tail_strategy_name(t) << ");\n";
+                }
+            } catch (const CompileError &e) {
+                // A directive the stage refuses (a name clash): fine, and said so.
+                log_ << "// refused: " << e.what() << "\n";
+            }
+        }
+        (void)is_output;
+    }
+
+    static std::set<std::string> rvar_names(const ir::FunctionData &f, int s) {
+        std::set<std::string> r;
+        const auto &d = f.definitions[size_t(s)];
+        if (d.rdom)
+            for (const auto &dim : d.rdom->dims) r.insert(dim.name);
+        return r;
+    }
+    // Loops made from RVars keep the RVar's name as a prefix or are split products named
+    // v<n> of an RVar: the schedule remembers which.
+    bool is_rvar_loop(const std::string &name, const std::set<std::string> &rvars) {
+        return rvars.count(name) || rvar_children_.count(name);
+    }
+
+    std::mt19937_64 rng_;
+    std::ostringstream &log_;
+    int counter_ = 0;
+    int directive_ = 0;
+    std::set<std::string> rvar_children_;
+};
+
+struct Tally {
+    int matched = 0, rejected = 0, failures = 0;
+};
+
+/** One random pipeline and one random schedule of it. */
+void fuzz_one(uint64_t seed, Tally &tally) {
+    tessera::testing::RandomPipeline p = tessera::testing::random_pipeline(seed);
+    ASSERT_TRUE(p.construction_error.empty()) << p.construction_error;
+    Outcome reference = realize_window(p.output, p.mins, p.extents, Path::Reference);
+    ASSERT_TRUE(reference.ok()) << reference.describe();
+    std::ostringstream schedule;
+    ScheduleMaker maker(seed * 7919 + 1, schedule);
+    maker.schedule(p.output);
+    if (const char *stmt = std::getenv("TESSERA_SCHEDULE_FUZZ_STMT")) p.output.compile_to_lowered_stmt(stmt);
+    Outcome compiled = realize_window(p.output, p.mins, p.extents, Path::Compiled);
+    auto report = [&](const std::string &what) {
+        tally.failures++;
+        if (tally.failures <= 5)
+            ADD_FAILURE() << "seed " << seed << ": " << what << "\n--- program ---\n"
+                          << p.description << "--- schedule ---\n"
+                          << schedule.str();
+    };
+    if (compiled.error_kind == "CompileError") {
+        // An illegal schedule must say why, in the user's terms.
+        if (compiled.message.find("Internal") != std::string::npos) report("CompileError mentions an internal error");
+        if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE")) std::printf("rejected: %s\n", compiled.message.c_str());
+        tally.rejected++;
+        return;
+    }
+    if (compiled.error_kind == "RuntimeError") {
+        // Computing past the end of the output or a fold too small for an iteration are
+        // run-time errors of the schedule, not of the program.
+        const std::string &m = compiled.message;
+        if (m.find("Output buffer") != std::string::npos || m.find("fold_storage") != std::string::npos) {
+            tally.rejected++;
+            return;
+        }
+        report("compiled code failed where the reference succeeded: " + compiled.describe());
+        return;
+    }
+    if (!compiled.ok()) {
+        report(compiled.describe());
+        return;
+    }
+    const std::string diff = compare_window(compiled.result, reference.result, p.mins, p.extents);
+    if (!diff.empty()) {
+        report("differs from the reference: " + diff);
+        return;
+    }
+    tally.matched++;
+}
+
+constexpr int kShards = 8;
+
+void run_shard(int shard) {
+    ::setenv("TESSERA_C_OPT", "-O0", 0);
+    const uint64_t base = env_u64("TESSERA_SCHEDULE_FUZZ_SEED", 4242000);
+    const uint64_t count = env_u64("TESSERA_SCHEDULE_FUZZ_SCHEDULES", 170);
+    Tally tally;
+    for (uint64_t i = 0; i < count && tally.failures < 5; i++) fuzz_one(base + uint64_t(shard) * 1000003 + i, tally);
+    std::printf("[ schedule fuzz ] shard %d: %d schedules matched, %d rejected as illegal, %d failed\n", shard,
+                tally.matched, tally.rejected, tally.failures);
+    // The shards together must compile and check at least 1000 schedules.
+    EXPECT_GE(tally.matched * kShards, 1000) << "too few schedules compiled in shard " << shard;
+}
+
+}  // namespace
+
+TEST(ScheduleFuzz, Shard0) { run_shard(0); }
+TEST(ScheduleFuzz, Shard1) { run_shard(1); }
+TEST(ScheduleFuzz, Shard2) { run_shard(2); }
+TEST(ScheduleFuzz, Shard3) { run_shard(3); }
+TEST(ScheduleFuzz, Shard4) { run_shard(4); }
+TEST(ScheduleFuzz, Shard5) { run_shard(5); }
+TEST(ScheduleFuzz, Shard6) { run_shard(6); }
+TEST(ScheduleFuzz, Shard7) { run_shard(7); }
