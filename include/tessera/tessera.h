@@ -10,6 +10,7 @@
 #include "tessera/Func.h"
 #include "tessera/IROperator.h"
 #include "tessera/Param.h"
+#include "tessera/Program.h"
 #include "tessera/RDom.h"
 #include "tessera/Target.h"
 #include "tessera/Type.h"

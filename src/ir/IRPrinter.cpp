@@ -181,7 +181,10 @@ void IRPrinter::print_node(const StringImm *op, int) { print_string_literal(os_,
 void IRPrinter::print_node(const Variable *op, int) { os_ << op->name; }
 
 void IRPrinter::print_node(const Cast *op, int) {
-    os_ << op->type.to_string() << "(";
+    // T(literal) is the typed literal itself; a cast of a literal is spelled out so that
+    // the two print differently (the .tsr parser reads both back).
+    const bool literal = as<IntImm>(op->value) || as<UIntImm>(op->value) || as<FloatImm>(op->value);
+    os_ << (literal ? "cast<" + op->type.to_string() + ">(" : op->type.to_string() + "(");
     print_expr(op->value, kArg);
     os_ << ")";
 }

@@ -197,6 +197,8 @@ private:
 };
 
 std::string factor_text(const Expr &e) { return e.defined() ? expr_text(e) : "?"; }
+/** ", RoundUp" (nothing for Auto, the default). */
+std::string tail_text(TailStrategy t) { return t == TailStrategy::Auto ? "" : std::string(", ") + tail_strategy_name(t); }
 
 void do_split(Directive &d, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
               const Expr &factor_in, TailStrategy tail) {
@@ -359,7 +361,7 @@ Stage &Stage::vectorize(const VarOrRVar &var) {
 }
 
 Stage &Stage::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
-    Directive d(*func_, stage_, schedule(), "vectorize(" + var.name() + ", " + factor_text(factor) + ")");
+    Directive d(*func_, stage_, schedule(), "vectorize(" + var.name() + ", " + factor_text(factor) + tail_text(tail) + ")");
     if (factor.defined() && !as<IntImm>(factor) && !as<UIntImm>(factor))
         d.fail("the vector width " + expr_text(factor) + " must be a constant");
     VarOrRVar inner = inner_name(d.schedule(), var, ".v");
@@ -377,7 +379,7 @@ Stage &Stage::unroll(const VarOrRVar &var) {
 }
 
 Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
-    Directive d(*func_, stage_, schedule(), "unroll(" + var.name() + ", " + factor_text(factor) + ")");
+    Directive d(*func_, stage_, schedule(), "unroll(" + var.name() + ", " + factor_text(factor) + tail_text(tail) + ")");
     if (factor.defined() && !as<IntImm>(factor) && !as<UIntImm>(factor))
         d.fail("the unroll factor " + expr_text(factor) + " must be a constant");
     VarOrRVar inner = inner_name(d.schedule(), var, ".u");
@@ -395,7 +397,7 @@ Stage &Stage::parallel(const VarOrRVar &var) {
 }
 
 Stage &Stage::parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail) {
-    Directive d(*func_, stage_, schedule(), "parallel(" + var.name() + ", " + factor_text(task_size) + ")");
+    Directive d(*func_, stage_, schedule(), "parallel(" + var.name() + ", " + factor_text(task_size) + tail_text(tail) + ")");
     VarOrRVar inner = inner_name(d.schedule(), var, ".t");
     do_split(d, var, var, inner, task_size, tail);
     set_for_type(d, var, ForType::Parallel);

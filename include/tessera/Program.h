@@ -1,0 +1,43 @@
+#pragma once
+// A pipeline written in the .tsr text language (docs/language.md): its inputs and
+// parameters in the order they were declared, and the Func it computes, with the
+// schedule the file gives. Everything the C++ API can build can be printed as .tsr and
+// parsed back.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/Argument.h"
+#include "tessera/Func.h"
+#include "tessera/Param.h"
+
+namespace tessera {
+
+struct Program {
+    /** The pipeline's name (`pipeline NAME`; the output's name when not given): the name of
+     * the C function compile_to_* produces. */
+    std::string name;
+    /** The inputs and parameters, in the order the file declares them: the arguments of
+     * the compiled function. */
+    std::vector<Argument> arguments;
+    Func output;
+
+    /** The input or parameter called `name`, or nullptr. */
+    const Argument *argument(const std::string &name) const;
+};
+
+/** Parses .tsr source. Every error of the file that can be found in one pass is reported
+ * in one CompileError, each as "file:line:col: error: ..." with the source line and a
+ * caret under the column. */
+Program parse_program(const std::string &source, const std::string &filename = "<input>");
+/** Reads and parses a .tsr file (a missing file is a CompileError). */
+Program parse_program_file(const std::string &path);
+
+/** The .tsr text of a pipeline: its inputs, parameters, RDoms, every definition and the
+ * whole schedule. parse_program(print_program(p)) builds the same pipeline as p. */
+std::string print_program(const Program &p);
+/** The .tsr text of the pipeline computing `output` (Buffers it reads become inputs). */
+std::string print_program(const Func &output, const std::string &name = "");
+
+}  // namespace tessera

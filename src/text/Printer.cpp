@@ -1,0 +1,273 @@
+// The .tsr printer: a pipeline (its Funcs, RDoms, inputs, parameters and schedule) as .tsr
+// text that parse_program reads back into the same pipeline. Expressions are printed by
+// the IR printer, whose syntax the parser reads; stage schedules are replayed from the
+// directives recorded on each stage (StageSchedule::history), Func schedules are printed
+// from their data.
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <tessera/Program.h>
+
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "lang/Function.h"
+
+namespace tessera {
+
+namespace {
+
+using namespace ir;
+
+/** The inputs, parameters and RDoms an expression refers to, in order of appearance. */
+class Collect : public IRVisitor {
+public:
+    std::vector<std::shared_ptr<InputData>> inputs;
+    std::vector<std::shared_ptr<BufferData>> buffers;
+    std::vector<std::shared_ptr<ParamData>> params;
+    std::vector<std::shared_ptr<RDomData>> rdoms;
+    using IRVisitor::include;
+
+    void rdom(const std::shared_ptr<RDomData> &r) {
+        if (!r || std::count(rdoms.begin(), rdoms.end(), r)) return;
+        for (const auto &d : r->dims) {
+            include(d.min);
+            include(d.extent);
+        }
+        rdoms.push_back(r);
+        for (const auto &p : r->predicates) include(p);
+    }
+
+protected:
+    void visit(const Variable *op) override {
+        if (op->param && !std::count(params.begin(), params.end(), op->param)) params.push_back(op->param);
+        if (op->input && !std::count(inputs.begin(), inputs.end(), op->input)) inputs.push_back(op->input);
+        if (op->rdom) rdom(op->rdom);
+    }
+    void visit(const Call *op) override {
+        if (op->input && !std::count(inputs.begin(), inputs.end(), op->input)) inputs.push_back(op->input);
+        if (op->buffer && !std::count(buffers.begin(), buffers.end(), op->buffer)) buffers.push_back(op->buffer);
+        IRVisitor::visit(op);
+    }
+};
+
+std::string str(const Expr &e) { return ir::to_string(e); }
+
+std::string level_text(const LoopLevel &l) {
+    if (l.is_root()) return "root";
+    const int k = l.stage_index();
+    std::string g = l.func();
+    if (k == 0) g += ".stage(0)";
+    if (k > 0) g += ".update(" + std::to_string(k - 1) + ")";
+    return g + ", " + l.var();
+}
+
+class Printer {
+public:
+    explicit Printer(const Func &output) : output_(output) {}
+
+    std::string print(const std::string &name, const std::vector<Argument> &declared) {
+        funcs_ = dependency_order(output_.data());
+        all_ = pipeline_functions(output_.data());
+        // What the algorithm and the schedule refer to.
+        for (const auto &f : all_) {
+            for (const Definition &d : f->definitions) {
+                for (const Expr &a : d.args) refs_.include(a);
+                refs_.include(d.value);
+                for (const Expr &p : d.predicates) refs_.include(p);
+                refs_.rdom(d.rdom);
+                schedule_refs(*d.schedule);
+            }
+            for (const auto &b : f->schedule.bounds) {
+                refs_.include(b.min);
+                refs_.include(b.extent);
+                refs_.include(b.modulus);
+                refs_.include(b.remainder);
+            }
+            for (const auto &fd : f->schedule.folds) refs_.include(fd.extent);
+        }
+
+        if (!name.empty() && name != output_.name()) out_ << "pipeline " << name << "\n";
+        // Inputs and parameters: first those declared (in their order), then the others.
+        std::set<const void *> done;
+        for (const Argument &a : declared) {
+            if (a.param) param(*a.param), done.insert(a.param.get());
+            if (a.input) input(a.input->name, a.input->type, a.input->dimensions), done.insert(a.input.get());
+        }
+        for (const auto &in : refs_.inputs)
+            if (!done.count(in.get())) input(in->name, in->type, in->dimensions);
+        for (const auto &b : refs_.buffers) input(b->name, b->type, int(b->dims.size()));
+        for (const auto &p : refs_.params)
+            if (!done.count(p.get())) param(*p);
+
+        // The algorithm, producers first; each RDom just before its first use.
+        for (const auto &f : funcs_) {
+            if (!f->schedule.wraps.empty()) continue;
+            for (size_t k = 0; k < f->definitions.size(); k++) {
+                const Definition &d = f->definitions[k];
+                Collect c;
+                for (const Expr &a : d.args) c.include(a);
+                c.include(d.value);
+                c.rdom(d.rdom);
+                for (const auto &r : c.rdoms) rdom(r);
+                if (k == 0) {
+                    out_ << "func " << f->name << "(";
+                    for (size_t i = 0; i < f->args.size(); i++) out_ << (i ? ", " : "") << f->args[i];
+                } else {
+                    out_ << f->name << "(";
+                    for (size_t i = 0; i < d.args.size(); i++) out_ << (i ? ", " : "") << str(d.args[i]);
+                }
+                out_ << ") = " << str(d.value) << "\n";
+            }
+        }
+        out_ << "output " << output_.name() << "\n";
+
+        // The schedule.
+        std::ostringstream sched;
+        for (const auto &f : all_) {
+            if (!f->schedule.wraps.empty()) continue;
+            schedule_of(*f, f->name, sched);
+            // Its in() wrappers, each once, with the consumers it serves.
+            std::map<FunctionData *, std::vector<std::string>> by_wrapper;
+            std::vector<std::shared_ptr<FunctionData>> order;
+            for (const auto &[consumer, w] : f->schedule.wrappers) {
+                if (!by_wrapper.count(w.get())) order.push_back(w);
+                by_wrapper[w.get()].push_back(consumer);
+            }
+            for (const auto &w : order) {
+                const auto &consumers = by_wrapper[w.get()];
+                std::string call = f->name + ".in(";
+                if (consumers.size() == 1 && consumers[0].empty()) {
+                } else if (consumers.size() == 1) {
+                    call += consumers[0];
+                } else {
+                    call += "[";
+                    for (size_t i = 0; i < consumers.size(); i++) call += (i ? ", " : "") + consumers[i];
+                    call += "]";
+                }
+                call += ")";
+                std::ostringstream ws;
+                schedule_of(*w, call, ws);
+                sched << (ws.str().empty() ? call + "\n" : ws.str());
+            }
+        }
+        if (!sched.str().empty()) out_ << "\n# schedule\n" << sched.str();
+        return out_.str();
+    }
+
+private:
+    void schedule_refs(const lang::StageSchedule &s) {
+        for (const auto &sp : s.splits) refs_.include(sp.factor);
+        for (const auto &sp : s.specializations) {
+            refs_.include(sp.condition);
+            if (sp.schedule) schedule_refs(*sp.schedule);
+        }
+    }
+
+    void input(const std::string &name, Type t, int dims) {
+        out_ << "input " << t.to_string() << " " << name << "[" << dims << "]\n";
+    }
+
+    void param(const ParamData &p) {
+        out_ << "param " << p.type.to_string() << " " << p.name;
+        if (p.has_value) {
+            Expr v = p.type.is_float() ? make_const(p.type, p.value.f)
+                     : p.type.is_bool() ? make_bool(p.value.u != 0)
+                     : p.type.is_int()  ? make_const(p.type, p.value.i)
+                                        : Expr(UIntImm::make(p.type, p.value.u));
+            out_ << " = " << str(v);
+        }
+        if (p.min_value.defined() && p.max_value.defined())
+            out_ << " in [" << str(p.min_value) << ", " << str(p.max_value) << "]";
+        out_ << "\n";
+    }
+
+    void rdom(const std::shared_ptr<RDomData> &r) {
+        if (printed_rdoms_.count(r.get())) return;
+        printed_rdoms_.insert(r.get());
+        out_ << "rdom " << r->name << "(";
+        for (size_t i = 0; i < r->dims.size(); i++)
+            out_ << (i ? ", " : "") << str(r->dims[i].min) << ", " << str(r->dims[i].extent);
+        out_ << ")\n";
+        for (const Expr &p : r->predicates) out_ << r->name << ".where(" << str(p) << ")\n";
+    }
+
+    /** The directives of a stage schedule, from `from` on; a specialize() entry is
+     * followed by the specialization's own directives in the same chain. */
+    void stage_directives(const lang::StageSchedule &s, size_t from, const std::string &prefix, std::ostream &os) {
+        size_t spec = 0;
+        for (size_t i = 0; i < s.history.size(); i++) {
+            const std::string &h = s.history[i];
+            const bool is_spec = h.rfind("specialize(", 0) == 0, is_fail = h.rfind("specialize_fail(", 0) == 0;
+            if (i < from) {
+                spec += is_spec || is_fail;
+                continue;
+            }
+            if (is_spec && spec < s.specializations.size() && s.specializations[spec].schedule) {
+                const lang::Specialization &sp = s.specializations[spec++];
+                const std::string chain = prefix + ".specialize(" + str(sp.condition) + ")";
+                std::ostringstream inner;
+                stage_directives(*sp.schedule, i, chain, inner);
+                if (sp.schedule->allow_race_conditions && !s.allow_race_conditions)
+                    inner << chain << ".allow_race_conditions()\n";
+                os << (inner.str().empty() ? chain + "\n" : inner.str());
+                continue;
+            }
+            if (is_fail && spec < s.specializations.size()) {
+                const lang::Specialization &sp = s.specializations[spec++];
+                os << prefix << ".specialize_fail(" << str(StringImm::make(sp.failure_message)) << ")\n";
+                continue;
+            }
+            os << prefix << "." << h << "\n";
+        }
+        if (s.allow_race_conditions && from == 0) os << prefix << ".allow_race_conditions()\n";
+    }
+
+    void schedule_of(const FunctionData &f, const std::string &name, std::ostream &os) {
+        for (size_t k = 0; k < f.definitions.size(); k++) {
+            const std::string prefix = k == 0 ? name : name + ".update(" + std::to_string(k - 1) + ")";
+            stage_directives(*f.definitions[k].schedule, 0, prefix, os);
+        }
+        const lang::FuncSchedule &s = f.schedule;
+        auto level = [&](const LoopLevel &l, const char *what) {
+            if (!l.defined()) return;
+            if (l.is_inlined()) {
+                os << name << ".compute_inline()\n";
+                return;
+            }
+            if (l.is_root()) os << name << "." << what << "_root()\n";
+            else os << name << "." << what << "_at(" << level_text(l) << ")\n";
+        };
+        level(s.compute_level, "compute");
+        level(s.store_level, "store");
+        for (const auto &b : s.bounds) {
+            if (b.min.defined()) os << name << ".bound(" << b.var << ", " << str(b.min) << ", " << str(b.extent) << ")\n";
+            else if (b.extent.defined()) os << name << ".bound_extent(" << b.var << ", " << str(b.extent) << ")\n";
+            if (b.modulus.defined())
+                os << name << ".align_bounds(" << b.var << ", " << str(b.modulus) << ", " << str(b.remainder) << ")\n";
+        }
+        if (!s.storage_order.empty() && s.storage_order != f.args) {
+            os << name << ".reorder_storage(";
+            for (size_t i = 0; i < s.storage_order.size(); i++) os << (i ? ", " : "") << s.storage_order[i];
+            os << ")\n";
+        }
+        for (const auto &fd : s.folds)
+            os << name << ".fold_storage(" << fd.var << ", " << str(fd.extent) << (fd.forward ? "" : ", false") << ")\n";
+    }
+
+    Func output_;
+    std::vector<std::shared_ptr<FunctionData>> funcs_, all_;
+    Collect refs_;
+    std::set<const RDomData *> printed_rdoms_;
+    std::ostringstream out_;
+};
+
+}  // namespace
+
+std::string print_program(const Program &p) { return Printer(p.output).print(p.name, p.arguments); }
+
+std::string print_program(const Func &output, const std::string &name) { return Printer(output).print(name, {}); }
+
+}  // namespace tessera
