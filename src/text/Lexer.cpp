@@ -50,7 +50,18 @@ std::vector<Token> lex(const std::string &src) {
             static const std::set<std::string> continues = {"+",  "-",  "*",  "/",  "%",  "&&", "||", "&", "|",
                                                             "^",  "<<", ">>", "==", "!=", "<",  "<=", ">", ">=",
                                                             "=",  "+=", "-=", "*=", "/=", ",",  "."};
-            const bool open = !out.empty() && out.back().kind == Tok::Punct && continues.count(out.back().text);
+            bool open = !out.empty() && out.back().kind == Tok::Punct && continues.count(out.back().text);
+            if (open) {
+                // ... unless the next line starts a statement with a keyword (the operator
+                // is then an error of the line that ends in it).
+                size_t j = i + 1;
+                while (j < src.size() && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r')) j++;
+                size_t k = j;
+                while (k < src.size() && ident_char(src[k])) k++;
+                static const std::set<std::string> keywords = {"pipeline", "input", "param", "var",
+                                                               "rdom",     "func",  "output"};
+                if (k > j && keywords.count(src.substr(j, k - j))) open = false;
+            }
             if (depth == 0 && !(c == '\n' && open) && (out.empty() || out.back().kind != Tok::Newline))
                 push(Tok::Newline, c == ';' ? ";" : "\\n", l, cl);
             advance(1);

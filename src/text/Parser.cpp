@@ -178,6 +178,16 @@ private:
 
     void declare(const Token &name) {
         if (taken(name.text) || failed_.count(name.text)) fail(name, "'" + name.text + "' is already declared");
+        reserved(name);
+    }
+    /** A Func's name may also be the name of a Var (calls are told apart by their '('). */
+    void declare_func(const Token &name) {
+        if (funcs_.count(name.text) || inputs_.count(name.text) || params_.count(name.text) || rdoms_.count(name.text) ||
+            failed_.count(name.text))
+            fail(name, "'" + name.text + "' is already declared");
+        reserved(name);
+    }
+    void reserved(const Token &name) {
         Type t;
         if (type_from_name(name.text, t) || builtin(name.text))
             fail(name, "'" + name.text + "' is a type or built-in function name; choose another name");
@@ -305,7 +315,7 @@ private:
     void func_statement() {
         next();
         const Token name = ident("the Func's name");
-        declare(name);
+        declare_func(name);
         try {
             func_definition(name);
         } catch (const ParseError &) {
@@ -323,7 +333,7 @@ private:
         if (!is(")")) {
             do {
                 const Token v = ident("a pure variable");
-                if (funcs_.count(v.text) || inputs_.count(v.text) || params_.count(v.text) || rdoms_.count(v.text))
+                if (params_.count(v.text) || rdoms_.count(v.text))
                     fail(v, "'" + v.text + "' is not a variable; the arguments of a pure definition are Vars");
                 vars_.insert(v.text);
                 args.emplace_back(v.text);
@@ -659,6 +669,17 @@ private:
                     stage.specialize_fail(msg);
                     return 0;
                 });
+            } else if (n == "update") {
+                // f.compute_root().update(0)...: the rest of the chain schedules that update.
+                const int64_t i = small_int("an update number");
+                expect(")", "");
+                if (i + 1 >= int64_t(func.data()->definitions.size()))
+                    fail(d, "Func \"" + func.name() + "\" has " + std::to_string(func.data()->definitions.size() - 1) +
+                                " update definitions");
+                stage = func.update(int(i));
+                is_func = false;
+                if (!accept(".")) return;
+                continue;
             } else if (n == "in") {
                 if (!is_func) fail(d, "in() applies to a Func, not to one of its stages");
                 Func w;
@@ -863,6 +884,8 @@ private:
     }
 
     Expr primary() {
+        if (peek().kind == Tok::Newline || peek().kind == Tok::End)
+            fail(peek(), "expected an expression, found " + describe(peek()));  // not consumed: the next statement stays
         const Token t = next();
         switch (t.kind) {
         case Tok::Int:
@@ -895,7 +918,8 @@ private:
             std::vector<Expr> a = call_args();
             return api(t, [&] { return call_builtin(t, a); });
         }
-        if (vars_.count(n)) return Var(n);
+        // A name followed by '(' is a call (Var and Func names may coincide, as in C++).
+        if (vars_.count(n) && !(is("(") && funcs_.count(n)) && !(is(".") && inputs_.count(n))) return Var(n);
         if (params_.count(n)) return detail::param_expr(params_[n]);
         if (rdoms_.count(n)) {
             const RDom &r = rdoms_[n];
