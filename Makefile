@@ -1,6 +1,6 @@
 # Tessera — convenience entry points over CMake presets.
 #
-#   make demo    install dependencies, configure, build, run the demo
+#   make demo    install dependencies, configure, build, run the demo (apps/unsharp)
 #   make test    install dependencies, configure, build, run all tests
 #   make bench   build and run the benchmarks
 #
@@ -25,14 +25,19 @@ build: configure
 
 # deps must finish before configuring, also under make -j, hence the
 # sub-make rather than independent prerequisites.
+# The demo: Halide's unsharp mask, written in .tsr (apps/unsharp/unsharp.tsr), run on the
+# sample image that ships in apps/images/, compiled and interpreted side by side.
+DEMO_DIR := $(BUILD_DIR)/demo
 demo: deps
 	$(MAKE) --no-print-directory build
-	@if [ -f apps/demo/demo.cpp ]; then \
-	    echo "./$(BUILD_DIR)/apps/tessera_demo"; \
-	    ./$(BUILD_DIR)/apps/tessera_demo; \
-	else \
-	    echo "no demo yet (apps/demo/demo.cpp does not exist)"; \
-	fi
+	@mkdir -p $(DEMO_DIR)
+	./$(BUILD_DIR)/tools/tessera run apps/unsharp/unsharp.tsr --input in=apps/images/sample.png \
+	    --output $(DEMO_DIR)/unsharp.png --reference
+	./$(BUILD_DIR)/tools/tessera compile apps/unsharp/unsharp.tsr -o $(DEMO_DIR)/unsharp --emit c,h,stmt,html
+	@echo
+	@echo "The sharpened image is $(DEMO_DIR)/unsharp.png (the input: apps/images/sample.png)."
+	@echo "The generated C is $(DEMO_DIR)/unsharp.c; $(DEMO_DIR)/unsharp.html shows the loop nest."
+	@echo "Edit the schedule at the end of apps/unsharp/unsharp.tsr and run make demo again."
 
 test: deps
 	$(MAKE) --no-print-directory build

@@ -13,6 +13,7 @@ set -euo pipefail
 packages=(
     cmake ninja-build g++ gcc make pkg-config
     libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
+    clang libclang-rt-14-dev
     libisl-dev libz3-dev
 )
 peer_packages=(libhalide14-0-dev libopenblas-dev)

@@ -45,7 +45,9 @@ fi
 echo "== configure consumer"
 # Package registries are disabled so that only the fresh prefix can satisfy
 # find_package(Tessera).
-cmake -S "$source_dir/tests/integration/consumer" -B "$tmp/build" -G Ninja \
+# A copy of the consumer, so that the test can touch its files.
+cp -r "$source_dir/tests/integration/consumer" "$tmp/src"
+cmake -S "$tmp/src" -B "$tmp/build" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
@@ -65,4 +67,32 @@ cmake --build "$tmp/build"
 # LD_LIBRARY_PATH is set, so a broken package would show up here.
 echo "== run consumer"
 "$tmp/build/consumer"
+"$tmp/build/consumer_pipelines"
+
+echo "== pkg-config"
+pc=$(find "$prefix" -name tessera.pc -print -quit)
+if [[ -z "$pc" ]]; then
+    echo "error: tessera.pc was not installed" >&2
+    exit 1
+fi
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs tessera)
+echo "$flags"
+# The flags build a program against the installed library.
+"${CXX:-c++}" -x c++ "$tmp/src/main.cpp" $flags -Wl,-rpath,"$prefix/lib" -o "$tmp/consumer_pc"
+"$tmp/consumer_pc"
+
+echo "== a pipeline is regenerated when its .tsr file changes, and only then"
+if ! cmake --build "$tmp/build" 2>&1 | grep -q "no work to do"; then
+    echo "error: a second build with nothing changed did work" >&2
+    exit 1
+fi
+sleep 1
+touch "$tmp/src/brighten.tsr"
+rebuild=$(cmake --build "$tmp/build" 2>&1)
+if ! grep -q "compiling brighten.tsr" <<<"$rebuild" || grep -q "compiling box.tsr" <<<"$rebuild"; then
+    echo "error: touching brighten.tsr did not regenerate exactly brighten.c:" >&2
+    echo "$rebuild" >&2
+    exit 1
+fi
+"$tmp/build/consumer_pipelines"
 echo "install_and_consume: OK"

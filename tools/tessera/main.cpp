@@ -356,6 +356,7 @@ int run(const Options &o, bool reference_only) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // results and progress (stderr) in order
     Options o;
     try {
         o = parse_args(argc, argv);
