@@ -15,6 +15,8 @@
 //   TESSERA_SCHEDULE_FUZZ_SEED=1000000 TESSERA_SCHEDULE_FUZZ_SCHEDULES=20000 \
 //       tests/tessera_tests --gtest_filter='ScheduleFuzz.Shard0'
 //
+// Each scheduled pipeline must also print as .tsr and parse back to the same text.
+//
 // Every failure prints the program, the schedule and the seed that reproduces it. To narrow
 // one down, TESSERA_SCHEDULE_FUZZ_DROP=3,5 leaves out directives 3 and 5 (numbered in the
 // order the schedule lists them) and TESSERA_SCHEDULE_FUZZ_STMT=file writes the lowered
@@ -314,7 +316,6 @@ void fuzz_one(uint64_t seed, Tally &tally) {
     ScheduleMaker maker(seed * 7919 + 1, schedule);
     maker.schedule(p.output);
     if (const char *stmt = std::getenv("TESSERA_SCHEDULE_FUZZ_STMT")) p.output.compile_to_lowered_stmt(stmt);
-    Outcome compiled = realize_window(p.output, p.mins, p.extents, Path::Compiled);
     auto report = [&](const std::string &what) {
         tally.failures++;
         if (tally.failures <= 5)
@@ -322,6 +323,15 @@ void fuzz_one(uint64_t seed, Tally &tally) {
                           << p.description << "--- schedule ---\n"
                           << schedule.str();
     };
+    // The scheduled pipeline prints as .tsr that parses back to the same pipeline.
+    const std::string printed = print_program(p.output);
+    try {
+        if (print_program(parse_program(printed, "scheduled.tsr")) != printed)
+            report("the printed .tsr does not round-trip:\n" + printed);
+    } catch (const CompileError &e) {
+        report(std::string("the printed .tsr does not parse: ") + e.what() + "\n" + printed);
+    }
+    Outcome compiled = realize_window(p.output, p.mins, p.extents, Path::Compiled);
     if (compiled.error_kind == "CompileError") {
         // An illegal schedule must say why, in the user's terms.
         if (compiled.message.find("Internal") != std::string::npos) report("CompileError mentions an internal error");

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The `tessera` command end to end: every subcommand on the examples, and bad input (a
+# missing, truncated or wrongly typed image, a bad parameter, a bad file, a bad command
+# line) giving a clear message and a non-zero exit code, never a crash.
+#
+#   tests/integration/tessera_command.sh BUILD_DIR SOURCE_DIR
+set -uo pipefail
+
+build_dir=$(cd "$1" && pwd)
+source_dir=$(cd "$2" && pwd)
+tessera="$build_dir/tools/tessera"
+apps="$source_dir/apps"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-command.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect CODE SUBSTRING -- command...: the exit code and a substring of stdout+stderr.
+expect() {
+    local code=$1 text=$2
+    shift 3
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [[ $rc -ne $code ]]; then
+        echo "FAIL: exit code $rc, expected $code: $*"
+        echo "$out" | sed 's/^/    /'
+        failures=$((failures + 1))
+    elif [[ "$out" != *"$text"* ]]; then
+        echo "FAIL: output lacks \"$text\": $*"
+        echo "$out" | sed 's/^/    /'
+        failures=$((failures + 1))
+    else
+        echo "ok: $text"
+    fi
+}
+
+sample="$apps/images/sample.png"
+
+# Running, with the reference interpreter beside it, and writing every image format.
+expect 0 "compiled and reference results: identical" -- \
+    "$tessera" run "$apps/blur/blur.tsr" --input in="$sample" --output "$tmp/blur.png" --reference --runs 2
+expect 0 "compiled and reference results: identical" -- \
+    "$tessera" run "$apps/harris/harris.tsr" --input in="$sample" --param k=0.05 --output "$tmp/h.ppm" --reference --runs 1
+expect 0 "wrote" -- "$tessera" reference "$apps/blur/blur.tsr" --input in="$tmp/blur.png" --output "$tmp/ref.ppm"
+expect 0 "wrote" -- "$tessera" run "$apps/blur/blur.tsr" --input in="$tmp/ref.ppm" --output "$tmp/again.raw" --runs 1
+# A PGM through the histogram (a 2-D input), and raw float data through matmul.
+printf 'P5\n4 3\n255\n' > "$tmp/gray.pgm"
+printf '\x00\x01\x02\x03\x03\x03\x07\x08\x09\x0a\xff\xff' >> "$tmp/gray.pgm"
+expect 0 "identical" -- "$tessera" run "$apps/histogram/histogram.tsr" --input in="$tmp/gray.pgm" --size 256 \
+    --output "$tmp/hist.raw" --reference --runs 1
+count3=$(od -An -t d4 -j $((3 * 4)) -N 4 "$tmp/hist.raw" | tr -d ' ')
+if [[ "$count3" != 3 ]]; then echo "FAIL: hist(3) is '$count3', expected 3"; failures=$((failures + 1)); fi
+head -c $((16 * 16 * 4)) /dev/zero > "$tmp/a.raw"
+expect 0 "identical" -- "$tessera" run "$apps/matmul/matmul.tsr" --input a="$tmp/a.raw:float32:16x16" \
+    --input b="$tmp/a.raw:float32:16x16" --size 16,16 --reference --runs 1
+
+# Ahead-of-time output of every kind, and a C program built from it.
+expect 0 "writing" -- "$tessera" compile "$apps/unsharp/unsharp.tsr" -o "$tmp/unsharp" --emit c,h,o,stmt,html \
+    --depfile "$tmp/unsharp.d"
+for f in unsharp.c unsharp.h unsharp.o unsharp.stmt unsharp.html unsharp.d; do
+    [[ -s "$tmp/$f" ]] || { echo "FAIL: $f not written"; failures=$((failures + 1)); }
+done
+grep -q "int unsharp(" "$tmp/unsharp.h" || { echo "FAIL: unsharp.h lacks int unsharp("; failures=$((failures + 1)); }
+grep -q "Lowered loop nest" "$tmp/unsharp.html" || { echo "FAIL: the HTML lacks the loop nest"; failures=$((failures + 1)); }
+expect 0 "" -- "$tessera" check "$apps/matmul/matmul.tsr"
+
+# Bad input: clear messages, exit code 1.
+expect 1 "cannot open the file" -- "$tessera" run "$apps/blur/blur.tsr" --input in="$tmp/nope.png"
+head -c 300 "$sample" > "$tmp/truncated.png"
+expect 1 "damaged or truncated" -- "$tessera" run "$apps/blur/blur.tsr" --input in="$tmp/truncated.png"
+echo "not an image" > "$tmp/fake.png"
+expect 1 "not a PNG file" -- "$tessera" run "$apps/blur/blur.tsr" --input in="$tmp/fake.png"
+printf 'P5\n4 3\n255\n\x00\x01' > "$tmp/short.pgm"
+expect 1 "truncated" -- "$tessera" run "$apps/histogram/histogram.tsr" --input in="$tmp/short.pgm" --size 256
+expect 1 "holds float32 values, but input in is uint8" -- \
+    "$tessera" run "$apps/blur/blur.tsr" --input in="$tmp/a.raw:float32:16x16"
+expect 1 "the file is too short" -- "$tessera" run "$apps/matmul/matmul.tsr" --input a="$tmp/a.raw:float32:64x64" \
+    --input b="$tmp/a.raw:float32:16x16" --size 16,16
+expect 1 "has 3 dimensions (3 channels), but input in has 2" -- \
+    "$tessera" run "$apps/histogram/histogram.tsr" --input in="$sample" --size 256
+expect 1 "input 'in' is not given" -- "$tessera" run "$apps/blur/blur.tsr"
+expect 1 "no input called 'image'" -- "$tessera" run "$apps/blur/blur.tsr" --input image="$sample"
+expect 1 "parameter k has type float32; 'big' is not a value of it" -- \
+    "$tessera" run "$apps/harris/harris.tsr" --input in="$sample" --param k=big
+expect 1 "sigma" -- "$tessera" run "$apps/unsharp/unsharp.tsr" --input in="$sample" --param sigma=50 --runs 1
+expect 1 "images hold uint8 or uint16" -- "$tessera" run "$apps/matmul/matmul.tsr" --input a="$tmp/a.raw:float32:16x16" \
+    --input b="$tmp/a.raw:float32:16x16" --size 16,16 --output "$tmp/c.png" --runs 1
+printf 'input uint8 in[2]\nfunc f(x, y) = in(x, y) +\nfunc g(x, y) = f(x, y)\ng.vectorize(z, 8)\noutput g\n' > "$tmp/bad.tsr"
+expect 1 "bad.tsr:2:26: error: expected an expression" -- "$tessera" check "$tmp/bad.tsr"
+expect 1 "cannot open the file" -- "$tessera" check "$tmp/missing.tsr"
+printf 'input uint8 in[2]\nfunc f(x, y) = in(x, y)\noutput f\nf.vectorize(y, 4).vectorize(x, 4)\n' > "$tmp/sched.tsr"
+expect 0 "" -- "$tessera" check "$tmp/sched.tsr"
+
+# Bad command lines: usage, exit code 2.
+expect 2 "usage: tessera <command>" -- "$tessera"
+expect 2 "unknown command 'frobnicate'" -- "$tessera" frobnicate
+expect 2 "usage: tessera run" -- "$tessera" run --runs 0 "$apps/blur/blur.tsr"
+expect 2 "compile needs -o OUT" -- "$tessera" compile "$apps/blur/blur.tsr"
+expect 2 "unknown --emit kind 'pdf'" -- "$tessera" compile "$apps/blur/blur.tsr" -o "$tmp/x" --emit pdf
+expect 0 "usage: tessera compile" -- "$tessera" compile --help
+
+if [[ $failures -ne 0 ]]; then
+    echo "$failures failure(s)"
+    exit 1
+fi
+echo "tessera_command: OK"
