@@ -10,8 +10,9 @@
 #include <set>
 
 #include "analysis/Simplify.h"
-#include "ir/Substitute.h"
+#include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 #include "lang/Validity.h"
 #include "lower/Pipeline.h"
 
@@ -162,26 +163,44 @@ Stmt dense_innermost_dimension(const std::vector<Argument> &args, Stmt s) {
     return Block::make(checks);
 }
 
-/** Runs the passes, timing each one when $TESSERA_TIME_PASSES is set (printed to stderr). */
+/** Runs the passes. $TESSERA_TIME_PASSES=1 prints the time of each (to stderr);
+ * $TESSERA_DUMP_PASSES=DIR writes the statement after each pass to DIR/NN-pass.stmt, to
+ * see what a pass did. */
 class PassRunner {
 public:
     explicit PassRunner(std::string pipeline) : pipeline_(std::move(pipeline)) {
         const char *v = std::getenv("TESSERA_TIME_PASSES");
         timed_ = v && *v && std::string(v) != "0";
+        if (const char *d = std::getenv("TESSERA_DUMP_PASSES")) dump_dir_ = d;
     }
     template<typename F>
     auto operator()(const char *pass, F &&f) {
-        if (!timed_) return f();
         const auto start = std::chrono::steady_clock::now();
         auto result = f();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        std::fprintf(stderr, "tessera: lowering %s: %-20s %8.3f ms\n", pipeline_.c_str(), pass, ms);
+        if (timed_) {
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            std::fprintf(stderr, "tessera: lowering %s: %-20s %8.3f ms\n", pipeline_.c_str(), pass, ms);
+        }
+        if constexpr (std::is_same_v<decltype(result), Stmt>) {
+            if (!dump_dir_.empty()) {
+                char name[32];
+                std::snprintf(name, sizeof(name), "%02d-", ++dumped_);
+                std::string file = dump_dir_ + "/" + pipeline_ + "-" + name + pass + ".stmt";
+                std::replace(file.begin() + long(dump_dir_.size()) + 1, file.end(), ' ', '_');
+                if (FILE *out = std::fopen(file.c_str(), "w")) {
+                    const std::string text = ir::to_string(result);
+                    std::fwrite(text.data(), 1, text.size(), out);
+                    std::fclose(out);
+                }
+            }
+        }
         return result;
     }
 
 private:
-    std::string pipeline_;
+    std::string pipeline_, dump_dir_;
     bool timed_ = false;
+    int dumped_ = 0;
 };
 
 LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOptions &options) {

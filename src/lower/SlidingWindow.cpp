@@ -21,6 +21,7 @@
 
 #include <algorithm>
 
+#include "analysis/Monotonic.h"
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
@@ -163,8 +164,12 @@ private:
             const Expr prev = Sub::make(Lv, i32(1));
             const Expr prev_max = substitute(loop->name, prev, maxes[i]);
             const Expr prev_min = substitute(loop->name, prev, mins[i]);
-            const bool forward = analysis::can_prove_index(GE::make(maxes[i], prev_max)) &&
-                                 analysis::can_prove_index(GE::make(mins[i], prev_min));
+            auto moves_forward = [&](const Expr &e, const Expr &prev) {
+                const analysis::Monotonic m = analysis::monotonic_in(e, loop->name);
+                return m == analysis::Monotonic::Increasing || m == analysis::Monotonic::Constant ||
+                       analysis::can_prove_index(GE::make(e, prev));
+            };
+            const bool forward = moves_forward(maxes[i], prev_max) && moves_forward(mins[i], prev_min);
             if (forward) {
                 const Expr first = LE::make(Lv, loop->min);
                 const Expr slid = Select::make(first, l.lets[min_at[i]].second, Add::make(prev_max, i32(1)));
