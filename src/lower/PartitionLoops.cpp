@@ -11,8 +11,16 @@
 // v <= floor(min(r) / -c) for c < 0. min(r) comes from interval analysis over the
 // ranges of the inner loops, with the lets in between substituted.
 //
+// Boundary conditions are partitioned the same way: a clamp min(max(e, lo), hi) with e
+// linear in the loop variable is e itself wherever e - lo >= 0 and hi - e >= 0, two
+// conditions of the form above; the steady state uses e, so that a vector loop inside reads
+// a dense ramp instead of gathering clamped lanes. Clamps are partitioned only in loops
+// that contain a vectorized loop (elsewhere the saving is two scalar operations per access,
+// not worth three copies of the body).
+//
 // Loops that run as lanes or copies (vectorized, unrolled) are not partitioned themselves.
 
+#include <map>
 #include <set>
 
 #include "analysis/Interval.h"
@@ -74,21 +82,81 @@ struct Guard {
     std::vector<std::pair<std::string, Interval>> inner_loops;
 };
 
+/** A clamp min(max(e, lo), hi) (or max(min(e, hi), lo)) inside a loop body: `node` is the
+ * outer min or max, `value` the clamped e as written; lower and upper are the conditions
+ * e >= lo and e <= hi with the lets between substituted. */
+struct Clamp {
+    const ExprNode *node;
+    Expr value;
+    Expr lower, upper;
+    std::vector<std::pair<std::string, Interval>> inner_loops;
+    /** Mins inside e, min(a, b) with a moving with the loop and b not (the base of a
+     * ShiftInwards split, min(x.min + xo * 8, x.max - 7)): in the steady state they are a,
+     * under the conditions a <= b. */
+    std::vector<std::pair<const ExprNode *, Expr>> inner_mins;
+    std::vector<Expr> inner_conditions;
+};
+
+/** Replaces each min(a, b) whose a depends on `v` and b does not by a, recording the node,
+ * a, and the condition a <= b under which that is exact. */
+class PeelMins : public IRMutator {
+public:
+    explicit PeelMins(const std::string &v) : v_(v) {}
+    std::vector<std::pair<const ExprNode *, Expr>> mins;
+    std::vector<Expr> conditions;
+
+protected:
+    Expr visit(const Min *op, const Expr &self) override {
+        if (uses_var(op->a, v_) && !uses_var(op->b, v_)) {
+            Expr a = mutate(op->a);
+            mins.emplace_back(op, op->a);
+            conditions.push_back(LE::make(a, op->b));
+            return a;
+        }
+        return IRMutator::visit(op, self);
+    }
+
+private:
+    const std::string &v_;
+};
+
 class FindGuards : public IRVisitor {
 public:
     explicit FindGuards(const std::string &v) : v_(v) {}
     std::vector<Guard> guards;
+    std::vector<Clamp> clamps;
+    bool has_vector_loop = false;
+    /** Every name a let or a loop inside the body defines. */
+    std::set<std::string> defined;
     using IRVisitor::include;
 
 protected:
     void visit(const LetStmt *op) override {
         include(op->value);
+        defined.insert(op->name);
         lets_.emplace_back(op->name, op->value);
         include(op->body);
         lets_.pop_back();
     }
+    void visit(const Min *op) override {
+        if (const Max *inner = as<Max>(op->a)) clamp(op, inner->a, inner->b, op->b);
+        IRVisitor::visit(op);
+    }
+    void visit(const Max *op) override {
+        if (const Min *inner = as<Min>(op->a)) clamp(op, inner->a, op->b, inner->b);
+        IRVisitor::visit(op);
+    }
     void visit(const For *op) override {
-        Interval iv{op->min, analysis::simplify(Sub::make(Add::make(op->min, op->extent), IntImm::make(op->min.type(), 1)))};
+        has_vector_loop = has_vector_loop || op->for_type == ForType::Vectorized;
+        // The bounds with the lets between substituted: a bound of the steady state is
+        // placed outside the loop, where those lets do not exist.
+        Expr mn = op->min, ext = op->extent;
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
+            mn = substitute(it->first, it->second, mn);
+            ext = substitute(it->first, it->second, ext);
+        }
+        Interval iv{mn, analysis::simplify(Sub::make(Add::make(mn, ext), IntImm::make(op->min.type(), 1)))};
+        defined.insert(op->name);
         loops_.emplace_back(op->name, iv);
         include(op->body);
         loops_.pop_back();
@@ -104,6 +172,20 @@ protected:
     void visit(const Allocate *op) override { IRVisitor::visit(op); }
 
 private:
+    void clamp(const ExprNode *node, const Expr &e, const Expr &lo, const Expr &hi) {
+        if (e.type() != Int(32)) return;
+        Expr value = e, low = lo, high = hi;
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
+            value = substitute(it->first, it->second, value);
+            low = substitute(it->first, it->second, low);
+            high = substitute(it->first, it->second, high);
+        }
+        if (!uses_var(value, v_) || uses_var(low, v_) || uses_var(high, v_)) return;
+        PeelMins peel(v_);
+        value = peel.mutate(value);
+        clamps.push_back(Clamp{node, e, GE::make(value, low), LE::make(value, high), loops_, peel.mins, peel.conditions});
+    }
+
     const std::string &v_;
     std::vector<std::pair<std::string, Expr>> lets_;
     std::vector<std::pair<std::string, Interval>> loops_;
@@ -111,18 +193,30 @@ private:
 
 Expr floor_div(const Expr &a, int64_t b) { return Div::make(a, IntImm::make(a.type(), b)); }  // Euclidean, b > 0
 
+/** The steady state's body: the guards that hold dropped, the clamps that do not clamp
+ * replaced by their value. */
 class DropGuards : public IRMutator {
 public:
-    explicit DropGuards(const std::set<const IfThenElse *> &drop) : drop_(drop) {}
+    DropGuards(const std::set<const IfThenElse *> &drop, const std::map<const ExprNode *, Expr> &clamps)
+        : drop_(drop), clamps_(clamps) {}
 
 protected:
     Stmt visit(const IfThenElse *op, const Stmt &self) override {
         if (drop_.count(op)) return mutate(op->then_case);
         return IRMutator::visit(op, self);
     }
+    Expr visit(const Min *op, const Expr &self) override {
+        if (auto it = clamps_.find(op); it != clamps_.end()) return mutate(it->second);
+        return IRMutator::visit(op, self);
+    }
+    Expr visit(const Max *op, const Expr &self) override {
+        if (auto it = clamps_.find(op); it != clamps_.end()) return mutate(it->second);
+        return IRMutator::visit(op, self);
+    }
 
 private:
     const std::set<const IfThenElse *> &drop_;
+    const std::map<const ExprNode *, Expr> &clamps_;
 };
 
 class Partition : public IRMutator {
@@ -133,37 +227,57 @@ protected:
         FindGuards find(op->name);
         find.include(op->body);
         Expr lo, hi;  // the steady state is [lo, hi] (either side may be unbounded)
-        std::set<const IfThenElse *> drop;
-        for (const Guard &g : find.guards) {
+        // Narrows [lo, hi] to where `condition` holds for every iteration of the inner
+        // loops; false if the condition is not of a form that can be solved.
+        auto holds_in_steady_state = [&](const Expr &condition, const std::vector<std::pair<std::string, Interval>> &inner,
+                                         Expr &new_lo, Expr &new_hi) {
             Expr a, b;
             int64_t strict = 0;  // d = b - a - strict >= 0
-            switch (g.condition->kind) {
-            case ExprKind::LT: a = as<LT>(g.condition)->a, b = as<LT>(g.condition)->b, strict = 1; break;
-            case ExprKind::LE: a = as<LE>(g.condition)->a, b = as<LE>(g.condition)->b; break;
-            case ExprKind::GT: a = as<GT>(g.condition)->b, b = as<GT>(g.condition)->a, strict = 1; break;
-            case ExprKind::GE: a = as<GE>(g.condition)->b, b = as<GE>(g.condition)->a; break;
-            default: continue;
+            switch (condition->kind) {
+            case ExprKind::LT: a = as<LT>(condition)->a, b = as<LT>(condition)->b, strict = 1; break;
+            case ExprKind::LE: a = as<LE>(condition)->a, b = as<LE>(condition)->b; break;
+            case ExprKind::GT: a = as<GT>(condition)->b, b = as<GT>(condition)->a, strict = 1; break;
+            case ExprKind::GE: a = as<GE>(condition)->b, b = as<GE>(condition)->a; break;
+            default: return false;
             }
-            if (a.type() != Int(32)) continue;
+            if (a.type() != Int(32)) return false;
             int64_t coef;
             Expr rest;
             if (!linear_in(Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict)), op->name, coef, rest) || coef == 0)
-                continue;
+                return false;
             analysis::Scope scope;
-            for (const auto &[name, iv] : g.inner_loops) scope.push(name, iv);
+            for (const auto &[name, iv] : inner) scope.push(name, iv);
             Interval r = analysis::bounds_of_expr(rest, scope);
-            if (!r.min.defined() || uses_var(r.min, op->name)) continue;
+            if (!r.min.defined() || uses_var(r.min, op->name)) return false;
+            for (const std::string &name : find.defined)
+                if (uses_var(r.min, name)) return false;  // not known outside the loop
             if (coef > 0) {
                 // v >= ceil(-rmin / coef) = -floor(rmin / coef)
                 Expr bound = Sub::make(IntImm::make(Int(32), 0), floor_div(r.min, coef));
-                lo = lo.defined() ? Max::make(lo, bound) : bound;
+                new_lo = new_lo.defined() ? Max::make(new_lo, bound) : bound;
             } else {
                 Expr bound = floor_div(r.min, -coef);
-                hi = hi.defined() ? Min::make(hi, bound) : bound;
+                new_hi = new_hi.defined() ? Min::make(new_hi, bound) : bound;
             }
-            drop.insert(g.node);
+            return true;
+        };
+        std::set<const IfThenElse *> drop;
+        for (const Guard &g : find.guards)
+            if (holds_in_steady_state(g.condition, g.inner_loops, lo, hi)) drop.insert(g.node);
+        std::map<const ExprNode *, Expr> unclamped;
+        if (find.has_vector_loop) {
+            for (const Clamp &c : find.clamps) {
+                Expr l = lo, h = hi;
+                bool ok = holds_in_steady_state(c.lower, c.inner_loops, l, h) &&
+                          holds_in_steady_state(c.upper, c.inner_loops, l, h);
+                for (const Expr &cond : c.inner_conditions) ok = ok && holds_in_steady_state(cond, c.inner_loops, l, h);
+                if (!ok) continue;
+                lo = l, hi = h;
+                unclamped[c.node] = c.value;
+                for (const auto &[node, a] : c.inner_mins) unclamped[node] = a;
+            }
         }
-        if (drop.empty()) return IRMutator::visit(op, self);
+        if (drop.empty() && unclamped.empty()) return IRMutator::visit(op, self);
 
         // [min, start) prologue, [start, end) steady state, [end, min + extent) epilogue.
         const Expr mn = op->min, end_all = Add::make(op->min, op->extent);
@@ -172,7 +286,7 @@ protected:
         start = analysis::simplify_index(start);
         end = analysis::simplify_index(end);
         Stmt body = mutate(op->body);
-        DropGuards dropper(drop);
+        DropGuards dropper(drop, unclamped);
         Stmt steady_body = mutate(dropper.mutate(op->body));
         std::vector<Stmt> parts;
         const std::string prologue_end = op->name + ".steady_start", epilogue_start = op->name + ".steady_end";

@@ -1,0 +1,82 @@
+// partition_loops: guards and boundary clamps are peeled off the steady state.
+
+#include <gtest/gtest.h>
+
+#include "ir/IR.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "lower/Pipeline.h"
+
+using namespace tessera;
+using namespace tessera::ir;
+
+namespace {
+
+Expr i32(int v) { return IntImm::make(Int(32), v); }
+Expr var(const char *n) { return Variable::make(Int(32), n); }
+
+/** The loops over `name` at the top level of s, in order, and how many min/max nodes
+ * each one's body holds. */
+std::vector<int> clamps_per_loop(const Stmt &s, const std::string &name) {
+    struct Count : IRVisitor {
+        int n = 0;
+        using IRVisitor::include;
+        void visit(const Min *op) override {
+            n++;
+            IRVisitor::visit(op);
+        }
+        void visit(const Max *op) override {
+            n++;
+            IRVisitor::visit(op);
+        }
+    };
+    struct Loops : IRVisitor {
+        const std::string *name;
+        std::vector<int> counts;
+        using IRVisitor::include;
+        void visit(const For *op) override {
+            if (op->name != *name) return IRVisitor::visit(op);
+            Count c;
+            c.include(op->body);
+            counts.push_back(c.n);
+        }
+    } loops;
+    loops.name = &name;
+    loops.include(s);
+    return loops.counts;
+}
+
+TEST(PartitionLoops, ClampAroundAVectorLoopIsPeeled) {
+    // for xo in [0, n): vectorized xv in [0, 8): out[xo * 8 + xv] = in[clamp(xo * 8 + xv - 1, 0, 99)]
+    const Expr x = Add::make(Mul::make(var("xo"), i32(8)), var("xv"));
+    const Expr clamped = Min::make(Max::make(Sub::make(x, i32(1)), i32(0)), i32(99));
+    Stmt store = Store::make("out", Load::make(Int(32), "in", clamped), x, nullptr);
+    Stmt s = For::make("xo", i32(0), var("n"), ForType::Serial,
+                       For::make("xv", i32(0), i32(8), ForType::Vectorized, store));
+    Stmt p = lower::partition_loops(s);
+    // A prologue (x - 1 < 0 for the first vector), the steady state without the clamp, and
+    // an epilogue (x - 1 > 99 past 100 elements).
+    EXPECT_EQ(clamps_per_loop(p, "xo"), (std::vector<int>{2, 0, 2})) << p;
+}
+
+TEST(PartitionLoops, ClampWithoutAVectorLoopIsKept) {
+    const Expr clamped = Min::make(Max::make(var("x"), i32(0)), i32(99));
+    Stmt s = For::make("x", i32(0), var("n"), ForType::Serial,
+                       Store::make("out", Load::make(Int(32), "in", clamped), var("x"), nullptr));
+    EXPECT_EQ(clamps_per_loop(lower::partition_loops(s), "x"), (std::vector<int>{2})) << s;
+}
+
+TEST(PartitionLoops, ShiftInwardsBaseInsideTheClampIsPeeledToo) {
+    // x = min(xo * 8, m - 8) + xv (a ShiftInwards split), clamped to [0, 99].
+    const Expr x = Add::make(Min::make(Mul::make(var("xo"), i32(8)), Sub::make(var("m"), i32(8))), var("xv"));
+    Stmt body = LetStmt::make(
+        "x", x, Store::make("out", Load::make(Int(32), "in", Min::make(Max::make(var("x"), i32(0)), i32(99))), var("x"), nullptr));
+    Stmt s = For::make("xo", i32(0), var("n"), ForType::Serial, For::make("xv", i32(0), i32(8), ForType::Vectorized, body));
+    Stmt p = lower::partition_loops(s);
+    const std::vector<int> counts = clamps_per_loop(p, "xo");
+    ASSERT_EQ(counts.size(), 3u) << p;
+    EXPECT_EQ(counts[1], 0) << p;  // the steady state: neither the split's min nor the clamp
+    EXPECT_GT(counts[2], 0) << p;
+}
+
+}  // namespace
