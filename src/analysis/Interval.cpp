@@ -1264,4 +1264,54 @@ std::vector<std::pair<std::string, Interval>> narrow_by_condition(const Expr &co
     return {narrowed.begin(), narrowed.end()};
 }
 
+namespace {
+
+/** Pushes + and - of a term into min and max operands (after substitution of lets). Each
+ * push copies a term, so nested mins and maxes grow exponentially: past a budget of steps
+ * the rewrite gives up (`exhausted`), and the loop keeps its variable extent. */
+class Distribute : public ir::IRMutator {
+public:
+    bool exhausted = false;
+
+protected:
+    Expr visit(const Add *op, const Expr &self) override {
+        if (spend()) return self;
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr d = push(a, b, false); d.defined()) return d;
+        if (Expr d = push(b, a, false); d.defined()) return d;
+        return a.same_as(op->a) && b.same_as(op->b) ? self : Add::make(a, b);
+    }
+    Expr visit(const Sub *op, const Expr &self) override {
+        if (spend()) return self;
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr d = push(a, b, true); d.defined()) return d;
+        return a.same_as(op->a) && b.same_as(op->b) ? self : Sub::make(a, b);
+    }
+
+private:
+    bool spend() {
+        exhausted = exhausted || ++steps_ > 20000;
+        return exhausted;
+    }
+    int steps_ = 0;
+
+    /** min(x, y) +- c -> min(x +- c, y +- c) (and max). */
+    Expr push(const Expr &m, const Expr &c, bool sub) {
+        auto apply = [&](const Expr &x) { return mutate(sub ? Sub::make(x, c) : Add::make(x, c)); };
+        if (const Min *mn = as<Min>(m)) return Min::make(apply(mn->a), apply(mn->b));
+        if (const Max *mx = as<Max>(m)) return Max::make(apply(mx->a), apply(mx->b));
+        return Expr();
+    }
+};
+
+}  // namespace
+
+bool constant_upper_bound(const Expr &e, int64_t &hi) {
+    Distribute d;
+    Expr pushed = d.mutate(simplify_index(e));
+    if (d.exhausted) return false;
+    int64_t lo = 0;
+    return const_bounds(simplify_index(pushed), lo, hi);
+}
+
 }  // namespace tessera::analysis

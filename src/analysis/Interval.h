@@ -141,6 +141,11 @@ using ConstBoundsScope = std::map<std::string, std::pair<int64_t, int64_t>>;
  * depth- and size-limited (beyond the limits it answers with the type's range), so it is
  * cheap enough to call on every node. */
 bool const_bounds(const Expr &e, int64_t &lo, int64_t &hi);
+/** A constant upper bound of an index expression, found after pushing differences into
+ * min and max (min(a, b) - c = min(a - c, b - c), exact on integers that do not overflow,
+ * the contract of index arithmetic), so that min(y + 3, y.max) - y + 1 is bounded by 4.
+ * False if none is found. */
+bool constant_upper_bound(const Expr &e, int64_t &hi);
 bool const_bounds(const Expr &e, const ConstBoundsScope &scope, int64_t &lo, int64_t &hi);
 
 }  // namespace tessera::analysis

@@ -6,10 +6,8 @@
 //     if (extent >= K) loop over K iterations, vectorized or unrolled
 //     else             the same loop over `extent` iterations, serial
 //
-// The bound comes from the extent with the enclosing lets substituted, differences pushed
-// into min and max (min(a, b) - c = min(a - c, b - c), exact on integers that do not
-// overflow, the contract of index arithmetic), simplified, and bounded by constant interval
-// analysis.
+// The bound comes from the extent with the enclosing lets substituted, bounded by
+// analysis::constant_upper_bound.
 
 #include <algorithm>
 
@@ -24,44 +22,6 @@ namespace tessera::lower {
 using namespace ir;
 
 namespace {
-
-/** Pushes + and - of a term into min and max operands (after substitution of lets). Each
- * push copies a term, so nested mins and maxes grow exponentially: past a budget of steps
- * the rewrite gives up (`exhausted`), and the loop keeps its variable extent. */
-class Distribute : public IRMutator {
-public:
-    bool exhausted = false;
-
-protected:
-    Expr visit(const Add *op, const Expr &self) override {
-        if (spend()) return self;
-        Expr a = mutate(op->a), b = mutate(op->b);
-        if (Expr d = push(a, b, false); d.defined()) return d;
-        if (Expr d = push(b, a, false); d.defined()) return d;
-        return a.same_as(op->a) && b.same_as(op->b) ? self : Add::make(a, b);
-    }
-    Expr visit(const Sub *op, const Expr &self) override {
-        if (spend()) return self;
-        Expr a = mutate(op->a), b = mutate(op->b);
-        if (Expr d = push(a, b, true); d.defined()) return d;
-        return a.same_as(op->a) && b.same_as(op->b) ? self : Sub::make(a, b);
-    }
-
-private:
-    bool spend() {
-        exhausted = exhausted || ++steps_ > 20000;
-        return exhausted;
-    }
-    int steps_ = 0;
-
-    /** min(x, y) +- c -> min(x +- c, y +- c) (and max). */
-    Expr push(const Expr &m, const Expr &c, bool sub) {
-        auto apply = [&](const Expr &x) { return mutate(sub ? Sub::make(x, c) : Add::make(x, c)); };
-        if (const Min *mn = as<Min>(m)) return Min::make(apply(mn->a), apply(mn->b));
-        if (const Max *mx = as<Max>(m)) return Max::make(apply(mx->a), apply(mx->b));
-        return Expr();
-    }
-};
 
 bool ends_with(const std::string &s, const std::string &suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -126,13 +86,8 @@ private:
     static int64_t constant_upper_bound(const Expr &extent, const std::vector<std::pair<std::string, Expr>> &lets) {
         Expr e = extent;
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) e = substitute(it->first, it->second, e);
-        Distribute d;
-        e = d.mutate(analysis::simplify_index(e));
-        if (d.exhausted) return 0;
-        e = analysis::simplify_index(e);
-        int64_t lo = 0, hi = 0;
-        if (!analysis::const_bounds(e, lo, hi)) return 0;
-        return hi;
+        int64_t hi = 0;
+        return analysis::constant_upper_bound(e, hi) ? hi : 0;
     }
 
     std::vector<std::pair<std::string, Expr>> lets_;

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 
+#include "analysis/Interval.h"
 #include "analysis/Monotonic.h"
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
@@ -174,15 +175,16 @@ private:
                 const Expr first = LE::make(Lv, loop->min);
                 const Expr slid = Select::make(first, l.lets[min_at[i]].second, Add::make(prev_max, i32(1)));
                 l.lets[min_at[i]].second = analysis::simplify_index(slid);
-                // The footprint of one iteration has a constant bound: fold automatically.
-                const Expr footprint = analysis::simplify_index(Add::make(Sub::make(maxes[i], mins[i]), i32(1)));
-                const IntImm *k = as<IntImm>(footprint);
+                // The footprint of one iteration has a constant bound (3 rows, or fewer in
+                // the last tile of a GuardWithIf split): fold automatically.
+                const Expr footprint = Add::make(Sub::make(maxes[i], mins[i]), i32(1));
+                int64_t k = 0;
                 const std::string &var = f.args[i];
                 const bool folded = std::any_of(p_.folds.begin(), p_.folds.end(),
                                                 [&](const auto &fd) { return fd.first == var; });
-                if (k && k->value > 0 && !folded && !p_.is_output) {
+                if (analysis::constant_upper_bound(footprint, k) && k > 0 && k <= (1 << 16) && !folded && !p_.is_output) {
                     int64_t fold = 1;
-                    while (fold < k->value) fold *= 2;
+                    while (fold < k) fold *= 2;
                     p_.folds.emplace_back(var, i32(fold));
                 }
             }

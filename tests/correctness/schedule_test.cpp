@@ -10,6 +10,7 @@
 
 #include <tessera/tessera.h>
 
+#include "ir/IRPrinter.h"
 #include "support/differential.h"
 
 using namespace tessera;
@@ -388,4 +389,8 @@ TEST(Schedule, SlidingWindowComputesEachRowOnce) {
     // 6 rows). Recomputing 3 rows of g per row of f would take 16 x 30 x 3 stores.
     const int64_t f_stores = 16 * 30, g_stores = 16 * (3 * 10 + 8);
     EXPECT_EQ(stats.stores, f_stores + g_stores);
+    // Each iteration needs at most 3 rows of g, so its storage is folded to 4 rows (the
+    // footprint is min(y + 1, y.max + 1) - (y - 1) + 1, bounded by 3 in every tile).
+    const std::string stmt = ir::to_string(lowered.body);
+    EXPECT_NE(stmt.find("allocate g[int32 * max(int64(g.r0.extent), int64(0)) * int64(4)]"), std::string::npos) << stmt;
 }
