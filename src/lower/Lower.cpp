@@ -228,6 +228,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("partition loops", [&] { return partition_loops(s); });
     s = run("specialize guards", [&] { return specialize_guards(s); });
     s = run("vectorize loops", [&] { return vectorize_loops(s); });
+    s = run("widen indices", [&] { return widen_indices(s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
 
     p.name = output->name;

@@ -123,6 +123,10 @@ ir::Stmt eliminate_guards(ir::Stmt s);
 /** Unrolled loops become copies of their bodies. */
 ir::Stmt unroll_loops(ir::Stmt s);
 
+/** Element offsets: int64(x + 8) as int64(x) + 8 (coordinates do not overflow), so the C
+ * compiler sees accesses a constant distance apart (src/lower/StorageFlattening.cpp). */
+ir::Stmt widen_indices(ir::Stmt s);
+
 /** Guards and boundary clamps are peeled off the steady state of loops. */
 ir::Stmt partition_loops(ir::Stmt s);
 

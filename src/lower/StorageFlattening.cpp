@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "analysis/Interval.h"
 #include "ir/IRMutator.h"
+#include "ir/Substitute.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -16,6 +18,20 @@ using namespace ir;
 namespace {
 
 Expr i64(const Expr &e) { return e.type() == Int(64) ? e : Cast::make(Int(64), e); }
+
+/** An int32 coordinate widened to int64 with the widening pushed through + and - and * by
+ * a constant (not into min and max, which stay int32 for loop partitioning to see clamps): int64(x + 8) becomes int64(x) + 8, equal because coordinate
+ * arithmetic does not overflow (the contract of index expressions). The C compiler then
+ * sees that two accesses x and x + 8 are 8 elements apart, which it cannot know through an
+ * int32 addition that might wrap; that lets it keep accumulators in registers. */
+Expr widen_coordinate(const Expr &e) {
+    if (e.type() != Int(32)) return i64(e);
+    if (const IntImm *c = as<IntImm>(e)) return IntImm::make(Int(64), c->value);
+    if (const Add *a = as<Add>(e)) return Add::make(widen_coordinate(a->a), widen_coordinate(a->b));
+    if (const Sub *d = as<Sub>(e)) return Sub::make(widen_coordinate(d->a), widen_coordinate(d->b));
+    if (const Mul *m = as<Mul>(e); m && as<IntImm>(m->b)) return Mul::make(widen_coordinate(m->a), widen_coordinate(m->b));
+    return i64(e);
+}
 
 class Flatten : public IRMutator {
 public:
@@ -47,6 +63,11 @@ protected:
         std::vector<Expr> extents(static_cast<size_t>(n));
         for (int i = 0; i < n; i++) {
             Expr e = fold[size_t(i)].defined() ? fold[size_t(i)] : op->bounds[size_t(i)].extent;
+            // A region with a small constant upper bound (a tile) gets that constant as its
+            // allocated extent: the strides become constants, so the C compiler sees that
+            // the rows of the tile do not overlap and can keep them in registers.
+            int64_t k = 0;
+            if (!fold[size_t(i)].defined() && constant_extent_bound(e, k)) e = IntImm::make(Int(64), k);
             extents[size_t(i)] = Max::make(i64(e), IntImm::make(Int(64), 0));
         }
         std::vector<Expr> alloc_extents;
@@ -90,7 +111,24 @@ protected:
         return mutate(op->body);
     }
 
+    Stmt visit(const LetStmt *op, const Stmt &self) override {
+        lets_.emplace_back(op->name, op->value);
+        Stmt s = IRMutator::visit(op, self);
+        lets_.pop_back();
+        return s;
+    }
+
 private:
+    /** A constant upper bound of an extent, with the enclosing lets substituted, if it is
+     * small (at most kMaxConstantExtent). */
+    bool constant_extent_bound(const Expr &extent, int64_t &k) const {
+        constexpr int64_t kMaxConstantExtent = 4096;
+        Expr e = extent;
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+            if (uses_var(e, it->first)) e = substitute(it->first, it->second, e);
+        return analysis::constant_upper_bound(e, k) && k > 0 && k <= kMaxConstantExtent;
+    }
+
     const FuncPlan *plan_of_storage(const std::string &name) const {
         for (const FuncPlan &p : plan_.funcs)
             if (p.storage == name) return &p;
@@ -105,7 +143,7 @@ private:
         Expr index;
         for (size_t i = 0; i < args.size(); i++) {
             Expr offset = fold && (*fold)[i].defined() ? Mod::make(i64(args[i]), i64((*fold)[i]))
-                                                        : Sub::make(i64(args[i]), i64(buffer_min(buffer, int(i))));
+                                                        : Sub::make(widen_coordinate(args[i]), i64(buffer_min(buffer, int(i))));
             Expr term = Mul::make(offset, buffer_stride(buffer, int(i)));
             index = index.defined() ? Add::make(index, term) : term;
         }
@@ -113,10 +151,40 @@ private:
     }
 
     const PipelinePlan &plan_;
+    std::vector<std::pair<std::string, Expr>> lets_;
     std::map<std::string, std::vector<std::vector<Expr>>> folds_;
 };
 
+/** Rewrites the element offsets of loads and stores with widen_coordinate inside their
+ * int64 casts. */
+class WidenIndices : public IRMutator {
+protected:
+    Expr visit(const Cast *op, const Expr &self) override {
+        if (op->type == Int(64) && op->value.type() == Int(32) && index_depth_ > 0) return widen_coordinate(mutate(op->value));
+        return IRMutator::visit(op, self);
+    }
+    Expr visit(const Load *op, const Expr &self) override {
+        index_depth_++;
+        Expr index = mutate(op->index);
+        index_depth_--;
+        return index.same_as(op->index) ? self : Load::make(op->type, op->buffer, index);
+    }
+    Stmt visit(const Store *op, const Stmt &self) override {
+        Expr value = mutate(op->value);
+        index_depth_++;
+        Expr index = mutate(op->index);
+        index_depth_--;
+        return value.same_as(op->value) && index.same_as(op->index) ? self
+                                                                     : Store::make(op->buffer, value, index, op->provenance);
+    }
+
+private:
+    int index_depth_ = 0;
+};
+
 }  // namespace
+
+Stmt widen_indices(Stmt s) { return WidenIndices().mutate(s); }
 
 Stmt storage_flattening(const PipelinePlan &plan, Stmt s) {
     Flatten f(plan);
