@@ -537,10 +537,12 @@ private:
         uint64_t epoch;  // 0: does not read memory
     };
     struct CacheLevel {
-        std::unordered_map<Expr, Cached<Lanes>, ExprHash, ExprEqual> lanes;
-        std::unordered_map<Expr, Cached<std::string>, ExprHash, ExprEqual> vectors;  // native vectors
+        explicit CacheLevel(HashCache *h) : lanes(8, CachedExprHash{h}), vectors(8, CachedExprHash{h}) {}
+        std::unordered_map<Expr, Cached<Lanes>, CachedExprHash, ExprEqual> lanes;
+        std::unordered_map<Expr, Cached<std::string>, CachedExprHash, ExprEqual> vectors;  // native vectors
         bool barrier = false;
     };
+    HashCache hashes_;  // structural hashes of the nodes looked up, each computed once
     std::vector<CacheLevel> cache_;
     uint64_t memory_epoch_ = 1;
     std::unordered_map<const ExprNode *, bool> reads_memory_;
@@ -745,7 +747,7 @@ private:
     }
     /** A cache level for a new C block, or for the scope of a new binding of `name`. */
     void push_cache(const std::string &name = "") {
-        CacheLevel l;
+        CacheLevel l(&hashes_);
         auto it = vars_.find(name);
         l.barrier = !name.empty() && it != vars_.end() && it->second.size() > 1;
         cache_.push_back(std::move(l));
@@ -1372,7 +1374,7 @@ private:
     // Temporaries are reused within one statement only (the next statement may be in
     // another C block, or see a name rebound).
     void statement_start() {
-        if (cache_.empty()) cache_.emplace_back();
+        if (cache_.empty()) cache_.emplace_back(&hashes_);
     }
 
     void emit_stmt(const Stmt &s) {

@@ -366,6 +366,106 @@ JITModule::JITModule(const lower::LoweredPipeline &p, const CCompilerOptions &cc
     impl_ = std::move(m);
 }
 
+namespace {
+
+/** Identifies this build of Tessera (its library file's path, size and time), so that an
+ * index entry written by another build, which may lower differently, is not used. */
+const std::string &library_identity() {
+    static const std::string id = [] {
+        Dl_info info;
+        if (::dladdr(reinterpret_cast<void *>(&fnv1a_128_hex), &info) == 0 || !info.dli_fname) return std::string();
+        std::error_code ec;
+        const auto size = fs::file_size(info.dli_fname, ec);
+        const auto time = fs::last_write_time(info.dli_fname, ec);
+        return std::string(info.dli_fname) + "\n" + std::to_string(size) + "\n" +
+               std::to_string(time.time_since_epoch().count());
+    }();
+    return id;
+}
+
+const char *kind_name(lower::Argument::Kind k) {
+    switch (k) {
+    case lower::Argument::Kind::InputBuffer: return "input";
+    case lower::Argument::Kind::Param: return "param";
+    case lower::Argument::Kind::OutputBuffer: return "output";
+    }
+    return "?";
+}
+
+/** The index entry: the shared object's stem, the function name, then one line per
+ * argument: kind, type, dimensions, name. */
+std::string index_entry(const std::string &stem, const std::string &fn, const std::vector<lower::Argument> &args) {
+    std::string text = stem + "\n" + fn + "\n";
+    for (const lower::Argument &a : args)
+        text += std::string(kind_name(a.kind)) + " " + std::to_string(int(a.type.code)) + " " +
+                std::to_string(a.type.bits) + " " + std::to_string(a.dimensions) + " " + a.name + "\n";
+    return text;
+}
+
+bool parse_index_entry(const std::string &text, std::string &stem, std::string &fn, std::vector<lower::Argument> &args) {
+    std::istringstream in(text);
+    if (!std::getline(in, stem) || !std::getline(in, fn) || stem.empty() || fn.empty()) return false;
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream l(line);
+        std::string kind, name;
+        int code = 0, bits = 0, dims = 0;
+        if (!(l >> kind >> code >> bits >> dims) || !std::getline(l >> std::ws, name) || name.empty()) return false;
+        lower::Argument a;
+        if (kind == "input") a.kind = lower::Argument::Kind::InputBuffer;
+        else if (kind == "param") a.kind = lower::Argument::Kind::Param;
+        else if (kind == "output") a.kind = lower::Argument::Kind::OutputBuffer;
+        else return false;
+        if (code < 0 || code > 3 || bits <= 0 || bits > 64 || dims < 0 || dims > 16) return false;
+        a.type = Type(TypeCode(code), bits, 1);
+        a.dimensions = dims;
+        a.name = name;
+        args.push_back(std::move(a));
+    }
+    return true;
+}
+
+}  // namespace
+
+JITModule::JITModule(const std::string &pipeline_key, const std::function<lower::LoweredPipeline()> &lower,
+                     const Resolver &resolve, const CCompilerOptions &cc, const CodeGenOptions &codegen) {
+    const std::string dir = cache_dir_of(cc);
+    std::string key = "tessera-index-1";
+    for (const std::string *part : {&pipeline_key, &cc.cc, &cc.flags, &codegen.function_name, &library_identity()}) {
+        key += '\0';
+        key += *part;
+    }
+    key += '\0';
+    key += host_identity();
+    const std::string index = dir + "/index-" + fnv1a_128_hex(key) + ".txt";
+    // A warm index: the arguments resolved in this pipeline, the object loaded.
+    if (!library_identity().empty() && fs::exists(index)) {
+        std::string stem, fn, why;
+        std::vector<lower::Argument> args;
+        bool ok = parse_index_entry(read_file(index), stem, fn, args);
+        for (lower::Argument &a : args) ok = ok && resolve(a);
+        const std::string so = dir + "/" + stem + ".so";
+        Loaded loaded;
+        if (ok && fs::exists(so) && load(loaded, fn, so, &why)) {
+            auto m = std::make_shared<Impl>();
+            m->function_name = fn;
+            m->args = std::move(args);
+            m->hit = true;
+            m->handle = loaded.handle;
+            m->entry = loaded.entry;
+            m->library_path = so;
+            g_hits++;
+            impl_ = std::move(m);
+            return;
+        }
+    }
+    JITModule built(lower(), cc, codegen);
+    impl_ = built.impl_;
+    if (!library_identity().empty()) {
+        const std::string stem = fs::path(impl_->library_path).stem().string();
+        write_file_atomically(index, index_entry(stem, impl_->function_name, impl_->args));
+    }
+}
+
 const std::string &JITModule::function_name() const { return impl_->function_name; }
 const std::string &JITModule::c_source() const { return impl_->source; }
 const std::string &JITModule::library_path() const { return impl_->library_path; }

@@ -15,6 +15,7 @@
 // returns an error code is a tessera::RuntimeError carrying the pipeline's message.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,6 +94,15 @@ public:
     /** Emits C for `p`, compiles it (or finds it in the disk cache) and loads it. */
     explicit JITModule(const lower::LoweredPipeline &p, const CCompilerOptions &cc = {},
                        const CodeGenOptions &codegen = {});
+
+    /** The same, with an index in the disk cache from `pipeline_key` (text that determines
+     * the lowered pipeline: the algorithm and schedule as .tsr, and the target) to the
+     * compiled object and its argument list. A warm index skips lowering and C emission:
+     * `lower` runs only on a miss, and `resolve` finds each argument (by kind and name) in
+     * the pipeline being compiled; an argument it cannot find makes the entry a miss. */
+    using Resolver = std::function<bool(lower::Argument &)>;
+    JITModule(const std::string &pipeline_key, const std::function<lower::LoweredPipeline()> &lower,
+              const Resolver &resolve, const CCompilerOptions &cc = {}, const CodeGenOptions &codegen = {});
 
     const std::string &function_name() const;
     const std::string &c_source() const;

@@ -405,6 +405,11 @@ private:
 
 class Hasher {
 public:
+    Hasher() = default;
+    /** With a memo kept by the caller across runs, in which every expression node is
+     * recorded (not only shared ones). */
+    explicit Hasher(std::unordered_map<const void *, uint64_t> *memo) : memo_(memo), memo_all_(true) {}
+
     uint64_t run(const void *root, bool is_stmt) {
         stack_.push_back({root, 0, 0, is_stmt, false});
         while (!stack_.empty()) {
@@ -430,7 +435,9 @@ private:
     std::vector<Item> stack_;
     std::vector<uint64_t> values_;
     std::vector<Child> children_;
-    std::unordered_map<const void *, uint64_t> memo_;
+    std::unordered_map<const void *, uint64_t> own_memo_;
+    std::unordered_map<const void *, uint64_t> *memo_ = &own_memo_;
+    bool memo_all_ = false;
 
     template<typename N>
     uint64_t local_hash(const N *x, uint64_t seed) {
@@ -452,9 +459,9 @@ private:
                 stack_.pop_back();
                 return;
             }
-            if (shared(e)) {
-                auto found = memo_.find(e.get());
-                if (found != memo_.end()) {
+            if (memo_all_ || shared(e)) {
+                auto found = memo_->find(e.get());
+                if (found != memo_->end()) {
                     values_.push_back(found->second);
                     stack_.pop_back();
                     return;
@@ -501,7 +508,7 @@ private:
         values_.push_back(h);
         if (!it.is_stmt) {
             const Expr &e = *static_cast<const Expr *>(it.handle);
-            if (shared(e)) memo_.emplace(e.get(), h);
+            if (memo_all_ || shared(e)) memo_->emplace(e.get(), h);
         }
     }
 };
@@ -527,5 +534,7 @@ bool equal(const Provenance &a, const Provenance &b) {
 
 size_t hash(const Expr &e) { return static_cast<size_t>(Hasher().run(&e, false)); }
 size_t hash(const Stmt &s) { return static_cast<size_t>(Hasher().run(&s, true)); }
+
+size_t HashCache::operator()(const Expr &e) { return static_cast<size_t>(Hasher(&memo_).run(&e, false)); }
 
 }  // namespace tessera::ir

@@ -23,6 +23,7 @@
 // size. `hash` is consistent with `equal`: equal trees have equal hashes.
 
 #include <cstddef>
+#include <unordered_map>
 
 #include "ir/IR.h"
 
@@ -38,6 +39,24 @@ int compare(const Stmt &a, const Stmt &b);
 
 size_t hash(const Expr &e);
 size_t hash(const Stmt &s);
+
+/** hash() for many expressions that share subtrees: every node hashed is remembered (by
+ * address) while the cache lives, so hashing each node of a tree once costs the size of
+ * the tree, not its size times its depth. A node freed and another allocated at its
+ * address gets the old hash: only a lookup miss, since equality is checked structurally;
+ * keys kept alive in a container never change their hash. */
+class HashCache {
+public:
+    size_t operator()(const Expr &e);
+
+private:
+    std::unordered_map<const void *, uint64_t> memo_;
+};
+/** Hash functor over a HashCache for unordered containers. */
+struct CachedExprHash {
+    HashCache *cache = nullptr;
+    size_t operator()(const Expr &e) const { return (*cache)(e); }
+};
 
 /** Comparator for ordered containers keyed by structure: std::map<Expr, T, ExprLess>. */
 struct ExprLess {

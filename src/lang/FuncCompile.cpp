@@ -7,11 +7,13 @@
 
 #include "codegen/Compiler.h"
 #include "ir/IRPrinter.h"
+#include "lang/References.h"
 #include "lang/Schedule.h"
 #include "lang/Validity.h"
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
 #include "tessera/Func.h"
+#include "tessera/Program.h"
 
 namespace tessera {
 
@@ -41,10 +43,51 @@ codegen::CCompilerOptions c_compiler_for(const Target &target) {
     return o;
 }
 
+/** Finds an argument of a pipeline compiled before (by kind and name) among what the
+ * pipeline computing `f` refers to now. */
+codegen::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::FunctionData> &f) {
+    auto refs = std::make_shared<lang::References>(lang::pipeline_references(f));
+    return [f, refs](lower::Argument &a) {
+        switch (a.kind) {
+        case lower::Argument::Kind::OutputBuffer: return a.name == f->name && a.type == f->type;
+        case lower::Argument::Kind::Param:
+            for (const auto &p : refs->params)
+                if (p->name == a.name && p->type == a.type) return bool(a.param = p);
+            return false;
+        case lower::Argument::Kind::InputBuffer:
+            for (const auto &in : refs->inputs)
+                if (in->name == a.name && in->type == a.type && in->dimensions == a.dimensions) return bool(a.input = in);
+            for (const auto &b : refs->buffers)
+                if (b->name == a.name && b->type == a.type && int(b->dims.size()) == a.dimensions)
+                    return bool(a.buffer = b);
+            return false;
+        }
+        return false;
+    };
+}
+
+/** The text that determines a pipeline's lowered form: its .tsr (algorithm, schedule,
+ * parameter ranges) and the target. Empty if it cannot be printed. */
+std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
+    try {
+        lang::check_unique_names(f);
+        return print_program(Func(f)) + "\n# target " + target.to_string() + "\n";
+    } catch (const Error &) {
+        return "";
+    }
+}
+
 const codegen::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
     const std::string t = target.to_string();
     if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch()) {
-        auto m = std::make_shared<codegen::JITModule>(lower_with(f, nullptr), c_compiler_for(target));
+        // A pipeline compiled before (in any process) is found by its printed form in the
+        // disk cache's index, without lowering it again.
+        f->frozen = true;  // as lowering would (no update may follow a compilation)
+        const std::string key = pipeline_key(f, target);
+        auto m = key.empty()
+                     ? std::make_shared<codegen::JITModule>(lower_with(f, nullptr), c_compiler_for(target))
+                     : std::make_shared<codegen::JITModule>(
+                           key, [&] { return lower_with(f, nullptr); }, argument_resolver(f), c_compiler_for(target));
         f->jit = std::move(m);
         f->jit_target = t;
         f->jit_epoch = lang::schedule_epoch();

@@ -12,46 +12,14 @@
 #include <tessera/Program.h>
 
 #include "ir/IRPrinter.h"
-#include "ir/IRVisitor.h"
 #include "lang/Function.h"
+#include "lang/References.h"
 
 namespace tessera {
 
 namespace {
 
 using namespace ir;
-
-/** The inputs, parameters and RDoms an expression refers to, in order of appearance. */
-class Collect : public IRVisitor {
-public:
-    std::vector<std::shared_ptr<InputData>> inputs;
-    std::vector<std::shared_ptr<BufferData>> buffers;
-    std::vector<std::shared_ptr<ParamData>> params;
-    std::vector<std::shared_ptr<RDomData>> rdoms;
-    using IRVisitor::include;
-
-    void rdom(const std::shared_ptr<RDomData> &r) {
-        if (!r || std::count(rdoms.begin(), rdoms.end(), r)) return;
-        for (const auto &d : r->dims) {
-            include(d.min);
-            include(d.extent);
-        }
-        rdoms.push_back(r);
-        for (const auto &p : r->predicates) include(p);
-    }
-
-protected:
-    void visit(const Variable *op) override {
-        if (op->param && !std::count(params.begin(), params.end(), op->param)) params.push_back(op->param);
-        if (op->input && !std::count(inputs.begin(), inputs.end(), op->input)) inputs.push_back(op->input);
-        if (op->rdom) rdom(op->rdom);
-    }
-    void visit(const Call *op) override {
-        if (op->input && !std::count(inputs.begin(), inputs.end(), op->input)) inputs.push_back(op->input);
-        if (op->buffer && !std::count(buffers.begin(), buffers.end(), op->buffer)) buffers.push_back(op->buffer);
-        IRVisitor::visit(op);
-    }
-};
 
 std::string str(const Expr &e) { return ir::to_string(e); }
 
@@ -71,23 +39,7 @@ public:
     std::string print(const std::string &name, const std::vector<Argument> &declared) {
         funcs_ = dependency_order(output_.data());
         all_ = pipeline_functions(output_.data());
-        // What the algorithm and the schedule refer to.
-        for (const auto &f : all_) {
-            for (const Definition &d : f->definitions) {
-                for (const Expr &a : d.args) refs_.include(a);
-                refs_.include(d.value);
-                for (const Expr &p : d.predicates) refs_.include(p);
-                refs_.rdom(d.rdom);
-                schedule_refs(*d.schedule);
-            }
-            for (const auto &b : f->schedule.bounds) {
-                refs_.include(b.min);
-                refs_.include(b.extent);
-                refs_.include(b.modulus);
-                refs_.include(b.remainder);
-            }
-            for (const auto &fd : f->schedule.folds) refs_.include(fd.extent);
-        }
+        refs_ = lang::pipeline_references(output_.data());
 
         if (!name.empty() && name != output_.name()) out_ << "pipeline " << name << "\n";
         // Inputs and parameters: first those declared (in their order), then the others.
@@ -107,11 +59,9 @@ public:
             if (!f->schedule.wraps.empty()) continue;
             for (size_t k = 0; k < f->definitions.size(); k++) {
                 const Definition &d = f->definitions[k];
-                Collect c;
-                for (const Expr &a : d.args) c.include(a);
-                c.include(d.value);
-                c.rdom(d.rdom);
-                for (const auto &r : c.rdoms) rdom(r);
+                lang::References used;
+                lang::add_references(used, d);
+                for (const auto &r : used.rdoms) rdom(r);
                 if (k == 0) {
                     out_ << "func " << f->name << "(";
                     for (size_t i = 0; i < f->args.size(); i++) out_ << (i ? ", " : "") << f->args[i];
@@ -158,14 +108,6 @@ public:
     }
 
 private:
-    void schedule_refs(const lang::StageSchedule &s) {
-        for (const auto &sp : s.splits) refs_.include(sp.factor);
-        for (const auto &sp : s.specializations) {
-            refs_.include(sp.condition);
-            if (sp.schedule) schedule_refs(*sp.schedule);
-        }
-    }
-
     void input(const std::string &name, Type t, int dims) {
         out_ << "input " << t.to_string() << " " << name << "[" << dims << "]\n";
     }
@@ -259,7 +201,7 @@ private:
 
     Func output_;
     std::vector<std::shared_ptr<FunctionData>> funcs_, all_;
-    Collect refs_;
+    lang::References refs_;
     std::set<const RDomData *> printed_rdoms_;
     std::ostringstream out_;
 };

@@ -13,6 +13,7 @@
 #include <tessera/tessera.h>
 
 #include "codegen/Compiler.h"
+#include "lang/Function.h"
 #include "support/scratch.h"
 
 using namespace tessera;
@@ -222,4 +223,40 @@ int main(void) {
     EXPECT_NE(failure.find("\"input\""), std::string::npos) << failure;
     EXPECT_NE(failure.find("[-1, 6]"), std::string::npos) << "the region read: " << failure;
     EXPECT_NE(failure.find("[-1, 5]"), std::string::npos) << "the region given: " << failure;
+}
+
+TEST(CompileAPI, APipelineCompiledBeforeIsFoundByItsPrintedFormWithoutLowering) {
+    // Two separately built but identical pipelines: the second compile_jit is served by
+    // the disk cache's index (a hit, no compilation), and runs on its own input.
+    auto build = [](Buffer<uint8_t> in) {
+        Var x("x"), y("y");
+        Func f("index_probe");
+        f(x, y) = cast<uint16_t>(in(x, y)) * 3 + cast<uint16_t>(in(x + 1, y));
+        f.vectorize(x, 8);
+        return f;
+    };
+    Buffer<uint8_t> a(std::vector<int>{33, 5}, "probe_in"), b(std::vector<int>{33, 5}, "probe_in");
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 33; x++) {
+            a(x, y) = uint8_t(x * 7 + y);
+            b(x, y) = uint8_t(200 - x - y * 3);
+        }
+    Func fa = build(a);
+    fa.compile_jit();
+    const codegen::JITCacheStats before = codegen::jit_cache_stats();
+    Func fb = build(b);
+    fb.compile_jit();
+    const codegen::JITCacheStats after = codegen::jit_cache_stats();
+    EXPECT_EQ(after.misses, before.misses);
+    EXPECT_EQ(after.hits, before.hits + 1);
+    Buffer<uint16_t> out = fb.realize({32, 5});
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 32; x++) ASSERT_EQ(out(x, y), uint16_t(b(x, y) * 3 + b(x + 1, y))) << x << ", " << y;
+    // A different schedule is a different pipeline, with its own compiled code.
+    Func fc = build(b);
+    fc.parallel(Var("y"));
+    Buffer<uint16_t> out2 = fc.realize({32, 5});
+    EXPECT_NE(fc.data()->jit->library_path(), fb.data()->jit->library_path());
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 32; x++) ASSERT_EQ(out2(x, y), out(x, y));
 }
