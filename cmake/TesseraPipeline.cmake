@@ -8,8 +8,10 @@
 #
 # The C is regenerated when the .tsr file or the tessera command changes (the command
 # writes a depfile). <name> defaults to the file's name without extension. TARGET picks the
-# instruction set for the pipeline (Halide's syntax, e.g. x86-64-linux-avx2-fma) and is
-# recorded in the C compile flags of the generated file.
+# instruction set for the pipeline (Halide's syntax, e.g. x86-64-linux-avx2-fma, or host):
+# the generated C is compiled with the flags `tessera flags --target` gives for it (with an
+# installed Tessera; in a build that adds Tessera with add_subdirectory the command does not
+# exist yet when CMake configures, and TARGET is ignored with a warning).
 
 include_guard(GLOBAL)
 
@@ -43,6 +45,23 @@ function(tessera_add_pipeline target tsr_file)
     COMMENT "Tessera: compiling ${tsr_file} to ${ARG_FUNCTION_NAME}.c"
     VERBATIM)
   target_sources(${target} PRIVATE "${out}.c" "${out}.h")
+  if(ARG_TARGET)
+    get_target_property(imported Tessera::tessera_cli IMPORTED)
+    if(imported)
+      get_target_property(cli Tessera::tessera_cli LOCATION)
+      execute_process(
+        COMMAND "${cli}" flags --target "${ARG_TARGET}"
+        OUTPUT_VARIABLE target_flags OUTPUT_STRIP_TRAILING_WHITESPACE
+        ERROR_VARIABLE target_error RESULT_VARIABLE target_rc)
+      if(NOT target_rc EQUAL 0)
+        message(FATAL_ERROR "tessera_add_pipeline: TARGET ${ARG_TARGET}: ${target_error}")
+      endif()
+      separate_arguments(target_flags UNIX_COMMAND "${target_flags}")
+      set_source_files_properties("${out}.c" TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "${target_flags}")
+    else()
+      message(WARNING "tessera_add_pipeline: TARGET ${ARG_TARGET} is applied only with an installed Tessera")
+    endif()
+  endif()
   target_include_directories(${target} PRIVATE "${dir}")
   # The generated C uses OpenMP for parallel loops (without it they run serially) and libm.
   find_package(OpenMP QUIET COMPONENTS C)

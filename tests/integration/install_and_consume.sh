@@ -60,7 +60,17 @@ if [[ "$found_dir" != "$prefix"/* ]]; then
 fi
 
 echo "== build consumer"
-cmake --build "$tmp/build"
+build_log=$(cmake --build "$tmp/build" --verbose 2>&1) || { echo "$build_log"; exit 1; }
+# TARGET x86-64-linux-sse41 of box.tsr reached the C compiler, and only for box_sum.c.
+if ! grep "box_sum.c" <<<"$build_log" | grep -q -- "-msse4.1"; then
+    echo "error: box_sum.c was not compiled with its target's flags:" >&2
+    echo "$build_log" >&2
+    exit 1
+fi
+if grep "brighten.c" <<<"$build_log" | grep -q -- "-msse4.1"; then
+    echo "error: brighten.c got box.tsr's target flags" >&2
+    exit 1
+fi
 
 # The consumer finds the installed shared library through the build RPATH that
 # CMake records for imported libraries outside system directories; no

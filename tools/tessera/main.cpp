@@ -42,6 +42,7 @@ const char *kUsage =
     "  run        compile a pipeline (JIT) and run it on images\n"
     "  check      parse and check a pipeline's algorithm and schedule, reporting every error\n"
     "  reference  run the reference interpreter (the definition of the results) on images\n"
+    "  flags      the C compiler flags that select a target's instruction set\n"
     "\n"
     "tessera <command> --help describes each.\n";
 
@@ -76,6 +77,12 @@ const std::map<std::string, std::string> kHelp = {
      "\n"
      "Parses the pipeline and checks its algorithm and schedule (everything compile would\n"
      "check before generating code). Prints every error found, or nothing on success.\n"},
+    {"flags",
+     "usage: tessera flags [--target T]\n"
+     "\n"
+     "Prints the C compiler flags that select the instruction set of target T (Halide's\n"
+     "syntax; default: host), for building C that tessera compile generated. The generated\n"
+     "C itself forbids floating-point contraction, whatever the flags.\n"},
     {"reference",
      "usage: tessera reference FILE.tsr --input NAME=IMAGE ... [--param NAME=VALUE ...] [--size W,H[,C]]\n"
      "                         [--output OUT]\n"
@@ -152,6 +159,10 @@ Options parse_args(int argc, char **argv) {
         }
     }
     if (o.help) return o;
+    if (o.command == "flags") {
+        if (!o.file.empty()) throw UsageError{"flags takes no file"};
+        return o;
+    }
     if (o.file.empty()) throw UsageError{o.command + " needs a .tsr file"};
     if (o.command == "compile" && o.out.empty()) throw UsageError{"compile needs -o OUT (the output path prefix)"};
     return o;
@@ -365,6 +376,10 @@ int main(int argc, char **argv) {
             return 0;
         }
         if (o.command == "compile") return compile(o);
+        if (o.command == "flags") {
+            std::printf("%s\n", (o.target.empty() ? get_host_target() : Target(o.target)).c_flags().c_str());
+            return 0;
+        }
         if (o.command == "check") return check(o);
         if (o.command == "run") return run(o, false);
         return run(o, true);
