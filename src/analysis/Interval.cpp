@@ -1306,6 +1306,20 @@ private:
 
 }  // namespace
 
+Expr nonnegative_difference(const Expr &cond) {
+    Expr a, b;
+    int64_t strict = 0;
+    switch (cond->kind) {
+    case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
+    case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
+    case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
+    case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
+    default: return Expr();
+    }
+    if (a.type() != Int(32)) return Expr();
+    return Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict));
+}
+
 bool constant_upper_bound(const Expr &e, int64_t &hi) {
     Distribute d;
     Expr pushed = d.mutate(simplify_index(e));

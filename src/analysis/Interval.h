@@ -141,6 +141,11 @@ using ConstBoundsScope = std::map<std::string, std::pair<int64_t, int64_t>>;
  * depth- and size-limited (beyond the limits it answers with the type's range), so it is
  * cheap enough to call on every node. */
 bool const_bounds(const Expr &e, int64_t &lo, int64_t &hi);
+/** An int32 comparison a < b, a <= b, a > b or a >= b as the difference d that it states
+ * is non-negative (b - a - 1 for a < b, b - a for a <= b, and the mirror images);
+ * undefined for any other condition. Index conditions are solved in this form. */
+Expr nonnegative_difference(const Expr &condition);
+
 /** A constant upper bound of an index expression, found after pushing differences into
  * min and max (min(a, b) - c = min(a - c, b - c), exact on integers that do not overflow,
  * the contract of index arithmetic), so that min(y + 3, y.max) - y + 1 is bounded by 4.

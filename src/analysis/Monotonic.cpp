@@ -1,6 +1,6 @@
 #include "analysis/Monotonic.h"
 
-#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 
 namespace tessera::analysis {
 
@@ -22,18 +22,6 @@ Monotonic combine(Monotonic a, Monotonic b) {
     return Monotonic::Unknown;
 }
 
-bool uses(const Expr &e, const std::string &var) {
-    struct Find : IRVisitor {
-        const std::string *var;
-        bool found = false;
-        using IRVisitor::include;
-        void visit(const Variable *op) override { found = found || op->name == *var; }
-    } f;
-    f.var = &var;
-    f.include(e);
-    return f.found;
-}
-
 /** The sign of a constant, or 0 if e is not a constant. */
 int const_sign(const Expr &e) {
     if (const IntImm *i = as<IntImm>(e)) return i->value > 0 ? 1 : i->value < 0 ? -1 : 2;
@@ -42,7 +30,7 @@ int const_sign(const Expr &e) {
 }
 
 Monotonic walk(const Expr &e, const std::string &var) {
-    if (!uses(e, var)) return Monotonic::Constant;
+    if (!uses_var(e, var)) return Monotonic::Constant;
     if (!e.type().is_int() || e.type().lanes != 1) return Monotonic::Unknown;
     if (const Variable *v = as<Variable>(e)) return v->name == var ? Monotonic::Increasing : Monotonic::Constant;
     if (const Add *a = as<Add>(e)) return combine(walk(a->a, var), walk(a->b, var));
@@ -67,7 +55,7 @@ Monotonic walk(const Expr &e, const std::string &var) {
     if (const Select *s = as<Select>(e)) {
         // Both branches moving the same way is not enough (the condition may switch from
         // the larger to the smaller); a condition independent of var is.
-        if (!uses(s->condition, var)) return combine(walk(s->true_value, var), walk(s->false_value, var));
+        if (!uses_var(s->condition, var)) return combine(walk(s->true_value, var), walk(s->false_value, var));
         return Monotonic::Unknown;
     }
     return Monotonic::Unknown;

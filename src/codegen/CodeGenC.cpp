@@ -16,6 +16,7 @@
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 #include "semantics/Scalar.h"
 #include "tessera/Error.h"
 
@@ -711,13 +712,7 @@ private:
     bool reads_memory(const Expr &e) {
         auto it = reads_memory_.find(e.get());
         if (it != reads_memory_.end()) return it->second;
-        struct Find : IRVisitor {
-            bool found = false;
-            using IRVisitor::include;
-            void visit(const Load *) override { found = true; }
-        } f;
-        f.include(e);
-        return reads_memory_[e.get()] = f.found;
+        return reads_memory_[e.get()] = ir::reads_memory(e);
     }
     uint64_t epoch_of(const Expr &e) { return reads_memory(e) ? memory_epoch_ : 0; }
     /** Called for every statement that may change memory. */

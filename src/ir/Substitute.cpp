@@ -98,4 +98,14 @@ bool uses_var(const Stmt &s, const std::string &name) {
     return u.found;
 }
 
+bool reads_memory(const Expr &e) {
+    struct Find : IRVisitor {
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const Load *) override { found = true; }
+    } f;
+    f.include(e);
+    return f.found;
+}
+
 }  // namespace tessera::ir

@@ -20,4 +20,7 @@ Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s)
 bool uses_var(const Expr &e, const std::string &name);
 bool uses_var(const Stmt &s, const std::string &name);
 
+/** Does the expression read memory (contain a Load)? */
+bool reads_memory(const Expr &e);
+
 }  // namespace tessera::ir

@@ -119,17 +119,8 @@ protected:
 
 private:
     bool always_true(const Expr &cond) {
-        Expr a, b;
-        int64_t strict = 0;
-        switch (cond->kind) {
-        case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
-        case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
-        case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
-        case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
-        default: return false;
-        }
-        if (a.type() != Int(32)) return false;
-        Expr d = Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict));
+        Expr d = analysis::nonnegative_difference(cond);
+        if (!d.defined()) return false;
         for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) d = substitute(it->first, it->second, d);
         d = analysis::simplify_index(d);
         int64_t lo, hi;

@@ -231,20 +231,10 @@ protected:
         // loops; false if the condition is not of a form that can be solved.
         auto holds_in_steady_state = [&](const Expr &condition, const std::vector<std::pair<std::string, Interval>> &inner,
                                          Expr &new_lo, Expr &new_hi) {
-            Expr a, b;
-            int64_t strict = 0;  // d = b - a - strict >= 0
-            switch (condition->kind) {
-            case ExprKind::LT: a = as<LT>(condition)->a, b = as<LT>(condition)->b, strict = 1; break;
-            case ExprKind::LE: a = as<LE>(condition)->a, b = as<LE>(condition)->b; break;
-            case ExprKind::GT: a = as<GT>(condition)->b, b = as<GT>(condition)->a, strict = 1; break;
-            case ExprKind::GE: a = as<GE>(condition)->b, b = as<GE>(condition)->a; break;
-            default: return false;
-            }
-            if (a.type() != Int(32)) return false;
+            const Expr d = analysis::nonnegative_difference(condition);
             int64_t coef;
             Expr rest;
-            if (!linear_in(Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict)), op->name, coef, rest) || coef == 0)
-                return false;
+            if (!d.defined() || !linear_in(d, op->name, coef, rest) || coef == 0) return false;
             analysis::Scope scope;
             for (const auto &[name, iv] : inner) scope.push(name, iv);
             Interval r = analysis::bounds_of_expr(rest, scope);

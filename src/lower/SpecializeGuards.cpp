@@ -65,17 +65,8 @@ protected:
 
 private:
     Expr condition_for_all(const Expr &cond) {
-        Expr a, b;
-        int64_t strict = 0;
-        switch (cond->kind) {
-        case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
-        case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
-        case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
-        case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
-        default: return Expr();
-        }
-        if (a.type() != Int(32)) return Expr();
-        Expr d = Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict));
+        Expr d = analysis::nonnegative_difference(cond);
+        if (!d.defined()) return Expr();
         for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) d = substitute(it->first, it->second, d);
         analysis::Scope scope;
         for (auto &[name, iv] : loops_) scope.push(name, iv);
@@ -83,17 +74,8 @@ private:
         if (!r.min.defined()) return Expr();
         for (const std::string &v : inner_)
             if (uses_var(r.min, v)) return Expr();
-        if (has_load(r.min)) return Expr();
+        if (reads_memory(r.min)) return Expr();
         return GE::make(analysis::simplify_index(r.min), IntImm::make(Int(32), 0));
-    }
-    static bool has_load(const Expr &e) {
-        struct Find : IRVisitor {
-            bool found = false;
-            using IRVisitor::include;
-            void visit(const Load *) override { found = true; }
-        } f;
-        f.include(e);
-        return f.found;
     }
 
     std::vector<std::pair<std::string, Expr>> lets_;
