@@ -29,8 +29,9 @@ enum class TailStrategy {
      * points; needs extent >= factor on the output. Only for Funcs with a single
      * definition. */
     ShiftInwards,
-    /** ShiftInwards for the pure definition of a Func with a single definition that is
-     * not the output, GuardWithIf otherwise. */
+    /** As in Halide: ShiftInwards for the pure definition of a Func with a single
+     * definition (the output's included, which then needs extent >= factor),
+     * GuardWithIf otherwise. */
     Auto,
 };
 

@@ -1320,12 +1320,14 @@ Expr nonnegative_difference(const Expr &cond) {
     return Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict));
 }
 
-bool constant_upper_bound(const Expr &e, int64_t &hi) {
+bool constant_upper_bound(const Expr &e, int64_t &hi, int64_t *lo) {
     Distribute d;
     Expr pushed = d.mutate(simplify_index(e));
     if (d.exhausted) return false;
-    int64_t lo = 0;
-    return const_bounds(simplify_index(pushed), lo, hi);
+    int64_t l = 0;
+    if (!const_bounds(simplify_index(pushed), l, hi)) return false;
+    if (lo) *lo = l;
+    return true;
 }
 
 }  // namespace tessera::analysis

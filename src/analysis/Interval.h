@@ -149,8 +149,10 @@ Expr nonnegative_difference(const Expr &condition);
 /** A constant upper bound of an index expression, found after pushing differences into
  * min and max (min(a, b) - c = min(a - c, b - c), exact on integers that do not overflow,
  * the contract of index arithmetic), so that min(y + 3, y.max) - y + 1 is bounded by 4.
- * False if none is found. */
-bool constant_upper_bound(const Expr &e, int64_t &hi);
+ * False if none is found. *lo, if given, receives the constant lower bound found with it
+ * (equal to hi when the expression is a constant in disguise, such as
+ * min(a, b) + 23 - min(a, b) + 1). */
+bool constant_upper_bound(const Expr &e, int64_t &hi, int64_t *lo = nullptr);
 bool const_bounds(const Expr &e, const ConstBoundsScope &scope, int64_t &lo, int64_t &hi);
 
 }  // namespace tessera::analysis

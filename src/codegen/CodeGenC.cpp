@@ -27,6 +27,11 @@ namespace sem = tessera::semantics;
 
 namespace {
 
+/** Allocations of constant size up to this many bytes are arrays in a C block (on the
+ * stack, as in Halide); larger or variable-size ones are malloc'd. OpenMP's worker threads
+ * have stacks of a few MiB. */
+constexpr int64_t kStackAllocationBytes = 16 * 1024;
+
 // ---------------------------------------------------------------------------------------
 // Names and literals
 
@@ -60,7 +65,8 @@ const std::set<std::string> &reserved_identifiers() {
         "assert", "offsetof", "linux", "unix", "i386", "math_errhandling", "isnan", "isinf",
         "isfinite", "signbit", "fpclassify", "isnormal",
         // Library functions the generated code calls
-        "malloc", "free", "memcpy", "snprintf", "fprintf", "fputs",
+        "malloc", "free", "memcpy", "snprintf", "vsnprintf", "fprintf", "fputs", "va_list", "va_start",
+        "va_end", "va_arg",
         "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf", "cos", "cosf",
         "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "atan2", "atan2f", "sinh",
         "sinhf", "cosh", "coshf", "tanh", "tanhf", "asinh", "asinhf", "acosh", "acoshf", "atanh",
@@ -530,23 +536,30 @@ private:
     // visible until its block closes). A binding that hides another binding of the same
     // name starts a level that does not look further out, since an equal expression
     // outside it meant something else.
-    // A value read from memory is reused only while no store (or loop, whose iterations
-    // may store) has been emitted since it was read: its entry records the memory epoch.
+    // A value read from memory is reused only while no store to a buffer it reads (and no
+    // loop, whose iterations may store anywhere) has been emitted since it was computed:
+    // its entry records the time, on a clock that every store and loop advances.
     template<typename V>
     struct Cached {
         V value;
-        uint64_t epoch;  // 0: does not read memory
+        uint64_t time;
     };
     struct CacheLevel {
         explicit CacheLevel(HashCache *h) : lanes(8, CachedExprHash{h}), vectors(8, CachedExprHash{h}) {}
         std::unordered_map<Expr, Cached<Lanes>, CachedExprHash, ExprEqual> lanes;
         std::unordered_map<Expr, Cached<std::string>, CachedExprHash, ExprEqual> vectors;  // native vectors
-        bool barrier = false;
+        std::string binds;     // the name a let binds here; empty for a C block
+        bool barrier = false;  // `binds` hides an outer binding of the same name
     };
     HashCache hashes_;  // structural hashes of the nodes looked up, each computed once
     std::vector<CacheLevel> cache_;
-    uint64_t memory_epoch_ = 1;
-    std::unordered_map<const ExprNode *, bool> reads_memory_;
+    uint64_t clock_ = 1, last_loop_ = 0;
+    std::map<std::string, uint64_t> last_store_;  // by buffer
+    struct Names {
+        Expr node;  // kept alive, so that its address is not reused by another node
+        std::set<std::string> vars, loads;
+    };
+    std::unordered_map<const ExprNode *, Names> names_in_;
     std::map<std::string, std::string> vector_typedefs_;
 
     std::ostringstream body_;
@@ -645,13 +658,18 @@ private:
     std::string lvalue(Type t, const std::string &x) { return is_lvalue_name(x) ? x : temp(t, x); }
 
     void fail_to(const std::string &code, const std::string &message_var_or_literal) {
+        fail_with(helpers_.use("tessera_report_error") + "(" + code + ", " + message_var_or_literal + ")");
+    }
+
+    /** Ends the pipeline (or, inside a parallel loop, the iteration) with the error code
+     * that `report` (a C call that reports the error) returns. */
+    void fail_with(const std::string &report) {
         if (!parallel_.empty()) {
             // Inside a parallel loop: record the error for the thread that waits for the
             // loop, and end this iteration (freeing what it allocated).
             ParallelScope &p = parallel_.back();
             const std::string e = "_e" + std::to_string(next_temp_++);
-            line("const int " + e + " = " + helpers_.use("tessera_report_error") + "(" + code + ", " +
-                 message_var_or_literal + ");");
+            line("const int " + e + " = " + report + ";");
             body_ << "#ifdef _OPENMP\n#pragma omp atomic write\n#endif\n";
             line(p.status + " = " + e + ";");
             line("goto " + p.end_label + ";");
@@ -659,8 +677,35 @@ private:
             return;
         }
         uses_cleanup_ = true;
-        line("_status = " + helpers_.use("tessera_report_error") + "(" + code + ", " + message_var_or_literal + ");");
+        line("_status = " + report + ";");
         line("goto tessera_cleanup;");
+    }
+
+    /** An error message built by one out-of-line call, tessera_format_error: literal text
+     * and values (printed as the reference interpreter prints them). */
+    struct ErrorMessage {
+        std::string format, args;
+        void text(const std::string &t) {
+            for (char c : t) format += c == '%' ? std::string("%%") : std::string(1, c);
+        }
+        void value(Type t, const std::string &x) {
+            if (t.is_bool()) {
+                format += "%s";
+                args += ", " + x + " ? \"true\" : \"false\"";
+            } else if (t.is_float()) {
+                format += t.bits == 32 ? "%.9gf" : "%.17g";
+                args += ", (double)" + x;
+            } else if (t.is_int()) {
+                format += "%lld";
+                args += ", (long long)" + x;
+            } else {
+                format += "%llu";
+                args += ", (unsigned long long)" + x;
+            }
+        }
+    };
+    void fail_with_message(const std::string &code, const ErrorMessage &m) {
+        fail_with(helpers_.use("tessera_format_error") + "(" + code + ", " + c_string_literal(m.format) + m.args + ")");
     }
 
     int find_output() const {
@@ -705,38 +750,76 @@ private:
                                 "lanes of " << to_string(e) << ": " << l.size() << " vs " << e.type().lanes);
         // Constants and variables are not worth a cache entry.
         if (!cache_.empty() && !as<IntImm>(e) && !as<UIntImm>(e) && !as<FloatImm>(e) && !as<Variable>(e))
-            cache_.back().lanes[e] = Cached<Lanes>{l, epoch_of(e)};
+            level_for(e).lanes[e] = Cached<Lanes>{l, clock_};
         return l;
     }
 
-    bool reads_memory(const Expr &e) {
-        auto it = reads_memory_.find(e.get());
-        if (it != reads_memory_.end()) return it->second;
-        return reads_memory_[e.get()] = ir::reads_memory(e);
+    /** The variables an expression mentions and the buffers it loads from (computed once
+     * per node). */
+    const Names &names_in(const Expr &e) {
+        auto it = names_in_.find(e.get());
+        if (it != names_in_.end()) return it->second;
+        struct Collect : IRVisitor {
+            Names n;
+            using IRVisitor::include;
+            void visit(const Variable *op) override { n.vars.insert(op->name); }
+            void visit(const Load *op) override {
+                n.loads.insert(op->buffer);
+                IRVisitor::visit(op);
+            }
+        } c;
+        c.include(e);
+        c.n.node = e;
+        return names_in_.emplace(e.get(), std::move(c.n)).first->second;
     }
-    uint64_t epoch_of(const Expr &e) { return reads_memory(e) ? memory_epoch_ : 0; }
-    /** Called for every statement that may change memory. */
-    void memory_changed() { memory_epoch_++; }
+    bool uses(const Expr &e, const std::string &var) { return names_in(e).vars.count(var) > 0; }
 
-    const Lanes *cached_lanes(const Expr &e) const {
+    /** Where a computed value is remembered: the innermost level that is a C block (its
+     * temporary is declared there) or binds a name the value uses. A value that does not
+     * depend on a let is thereby reused past the let's scope, by the next unrolled copy of
+     * a loop body, say. */
+    CacheLevel &level_for(const Expr &e) {
+        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it)
+            if (it->binds.empty() || uses(e, it->binds)) return *it;
+        return cache_.front();
+    }
+
+    /** Called for every store, with the buffer it writes, and for every loop (buffer
+     * empty: anything may have changed). */
+    void memory_changed(const std::string &buffer = "") {
+        ++clock_;
+        (buffer.empty() ? last_loop_ : last_store_[buffer]) = clock_;
+    }
+    /** Whether a value computed at `time` is still what e reads from memory. */
+    bool still_valid(const Expr &e, uint64_t time) {
+        const Names &n = names_in(e);
+        if (n.loads.empty()) return true;
+        if (time < last_loop_) return false;
+        for (const std::string &b : n.loads) {
+            auto it = last_store_.find(b);
+            if (it != last_store_.end() && time < it->second) return false;
+        }
+        return true;
+    }
+
+    // A value found outside a level that rebinds one of its names meant the old binding.
+    const Lanes *cached_lanes(const Expr &e) {
         for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
             auto hit = it->lanes.find(e);
             if (hit != it->lanes.end()) {
-                if (hit->second.epoch == 0 || hit->second.epoch == memory_epoch_) return &hit->second.value;
-                return nullptr;
+                return still_valid(e, hit->second.time) ? &hit->second.value : nullptr;
             }
-            if (it->barrier) break;
+            if (it->barrier && uses(e, it->binds)) break;
         }
         return nullptr;
     }
-    const std::string *cached_vector(const Expr &e) const {
+    const std::string *cached_vector(const Expr &e) {
         for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
             auto hit = it->vectors.find(e);
             if (hit != it->vectors.end()) {
-                if (hit->second.epoch == 0 || hit->second.epoch == memory_epoch_) return &hit->second.value;
-                return nullptr;
+                return still_valid(e, hit->second.time) ? &hit->second.value : nullptr;
             }
-            if (it->barrier) break;
+            if (it->barrier && uses(e, it->binds)) break;
         }
         return nullptr;
     }
@@ -744,6 +827,7 @@ private:
     void push_cache(const std::string &name = "") {
         CacheLevel l(&hashes_);
         auto it = vars_.find(name);
+        l.binds = name;
         l.barrier = !name.empty() && it != vars_.end() && it->second.size() > 1;
         cache_.push_back(std::move(l));
     }
@@ -1163,7 +1247,7 @@ private:
     std::string vec(const Expr &e) {
         if (const std::string *hit = cached_vector(e)) return *hit;
         const std::string v = vec_uncached(e);
-        cache_.back().vectors[e] = Cached<std::string>{v, epoch_of(e)};
+        level_for(e).vectors[e] = Cached<std::string>{v, clock_};
         return v;
     }
 
@@ -1431,19 +1515,6 @@ private:
         TESSERA_INTERNAL_ERROR("no C code for statement kind " << int(s->kind));
     }
 
-    void append_message_value(const std::string &m, Type t, const std::string &x) {
-        if (t.is_bool()) {
-            line(helpers_.use("tessera_message_append") + "(&" + m + ", " + x + " ? \"true\" : \"false\");");
-        } else if (t.is_float()) {
-            line(helpers_.use("tessera_message_append_float") + "(&" + m + ", (double)" + x + ", " +
-                 std::to_string(t.bits) + ");");
-        } else if (t.is_int()) {
-            line(helpers_.use("tessera_message_append_int") + "(&" + m + ", (int64_t)" + x + ");");
-        } else {
-            line(helpers_.use("tessera_message_append_uint") + "(&" + m + ", (uint64_t)" + x + ");");
-        }
-    }
-
     void emit_assert(const AssertStmt *a) {
         statement_start();
         Lanes c = emit(a->condition);
@@ -1451,21 +1522,19 @@ private:
         for (size_t i = 0; i < c.size(); i++) cond += (i ? " && " : "") + c[i];
         if (c.size() > 1) cond = "(" + cond + ")";
         open_block("if (!" + cond + ")");
-        line("tessera_message_t _msg;");
-        line(helpers_.use("tessera_message_init") + "(&_msg);");
+        ErrorMessage m;
         for (const Expr &part : a->message) {
             if (const StringImm *str = as<StringImm>(part)) {
-                if (!str->value.empty())
-                    line(helpers_.use("tessera_message_append") + "(&_msg, " + c_string_literal(str->value) + ");");
+                m.text(str->value);
                 continue;
             }
             Lanes v = emit(part);
             for (size_t i = 0; i < v.size(); i++) {
-                if (i > 0) line(helpers_.use("tessera_message_append") + "(&_msg, \", \");");
-                append_message_value("_msg", part.type().element_of(), v[i]);
+                if (i > 0) m.text(", ");
+                m.value(part.type().element_of(), v[i]);
             }
         }
-        fail_to("TESSERA_ERROR_ASSERTION", "_msg.text");
+        fail_with_message("TESSERA_ERROR_ASSERTION", m);
         close_block();
     }
 
@@ -1557,8 +1626,9 @@ private:
         statement_start();
         struct Bump {
             Emitter &e;
-            ~Bump() { e.memory_changed(); }
-        } bump{*this};
+            const std::string &buffer;
+            ~Bump() { e.memory_changed(buffer); }
+        } bump{*this, st->buffer};
         const BufBinding &b = buffer(st->buffer);
         TESSERA_INTERNAL_ASSERT(b.writable, "store into the input buffer \"" << st->buffer << "\"");
         check_element_type(st->buffer, b, st->value.type().element_of());
@@ -1594,6 +1664,37 @@ private:
             const std::string x = scalar(e);
             extents.push_back(et == Int(64) ? x : "(int64_t)" + x);
         }
+        // A small allocation of constant size is an array in a C block (as Halide puts it
+        // on the stack): nothing to check, to free or to fail, and the C compiler may keep
+        // its elements in registers (the accumulators of an unrolled tile).
+        int64_t elements = 1;
+        for (const Expr &e : a->extents) {
+            const IntImm *c = as<IntImm>(e);
+            if (!c || c->value < 0 || c->value > kStackAllocationBytes) {
+                elements = -1;
+                break;
+            }
+            elements = std::min(elements * c->value, kStackAllocationBytes + 1);
+        }
+        if (elements >= 0 && elements * a->type.bytes() <= kStackAllocationBytes) {
+            std::string dims;
+            for (size_t i = 0; i < a->extents.size(); i++) dims += (i ? " x " : "") + std::to_string(as<IntImm>(a->extents[i])->value);
+            line("/* allocate " + comment_text(a->name) + ": " + a->type.to_string() + "[" + comment_text(dims) +
+                 "], in this block */");
+            line("{");
+            indent_++;
+            enter_scope();
+            std::string id = name_buffer(a->name);
+            if (visible(id)) id = issue(id);
+            scopes_.back().insert(id);
+            line(ct + " " + id + "[" + std::to_string(std::max<int64_t>(elements, 1)) + "];" + name_comment(a->name, id));
+            bufs_[a->name].push_back(BufBinding{id, a->type, true});
+            emit_stmt(a->body);
+            bufs_[a->name].pop_back();
+            memory_changed();  // the name may mean an outer buffer again
+            close_block();
+            return;
+        }
         // The pointer lives at function scope (or at the top of the parallel loop's
         // iteration) so that an error exit can free it.
         std::string id = name_buffer(a->name);
@@ -1618,16 +1719,14 @@ private:
             for (size_t i = 0; i < extents.size(); i++)
                 cond += (i ? " || !" : "!") + helpers_.use("tessera_size_mul") + "(&" + bytes + ", " + extents[i] + ")";
             open_block("if (" + cond + ")");
-            line("tessera_message_t _msg;");
-            line(helpers_.use("tessera_message_init") + "(&_msg);");
-            line(helpers_.use("tessera_message_append") + "(&_msg, " +
-                 c_string_literal("allocation \"" + a->name + "\": the size (") + ");");
+            ErrorMessage m;
+            m.text("allocation \"" + a->name + "\": the size (");
             for (size_t i = 0; i < extents.size(); i++) {
-                if (i) line(helpers_.use("tessera_message_append") + "(&_msg, \" x \");");
-                line(helpers_.use("tessera_message_append_int") + "(&_msg, " + extents[i] + ");");
+                if (i) m.text(" x ");
+                m.value(Int(64), extents[i]);
             }
-            line(helpers_.use("tessera_message_append") + "(&_msg, \" elements) is negative or too large\");");
-            fail_to("TESSERA_ERROR_ALLOCATION_SIZE", "_msg.text");
+            m.text(" elements) is negative or too large");
+            fail_with_message("TESSERA_ERROR_ALLOCATION_SIZE", m);
             close_block();
         }
         line(id + " = (" + ct + " *)malloc((size_t)(" + bytes + " > 0 ? " + bytes + " : 1));");
@@ -1638,6 +1737,7 @@ private:
         bufs_[a->name].push_back(BufBinding{id, a->type, true});
         emit_stmt(a->body);
         bufs_[a->name].pop_back();
+        memory_changed();  // the name may mean an outer buffer again
         line("free(" + id + ");");
         line(id + " = NULL;");
     }

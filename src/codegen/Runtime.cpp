@@ -97,6 +97,7 @@ extern tessera_error_handler_t tessera_error_handler;
 const std::string &c_prelude_text() {
     static const std::string text = std::string(R"TESSERA_PRELUDE(#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -330,49 +331,43 @@ static inline int64_t tessera_shift_amount_u64(uint64_t n) {
 }
 )C");
 
-    // Messages and error reporting.
+    // Messages and error reporting. The error paths are kept out of line (and marked cold,
+    // where the compiler understands it): inlined, every assertion's message building
+    // would double the code the C compiler optimizes, and its compile time with it.
+    add("tessera_attributes", R"C(#ifndef TESSERA_COLD
+#if defined(__GNUC__)
+#define TESSERA_COLD __attribute__((noinline, cold, unused))
+#define TESSERA_NOINLINE __attribute__((noinline, unused))
+#else
+#define TESSERA_COLD
+#define TESSERA_NOINLINE
+#endif
+#endif
+)C");
     add("tessera_message_t", R"C(/* An error message under construction (truncated at 1023 characters). */
 typedef struct tessera_message_t {
     char text[1024];
     size_t length;
 } tessera_message_t;
-)C");
-    add("tessera_message_init", R"C(static inline void tessera_message_init(tessera_message_t *m) {
+)C", {"tessera_attributes"});
+    add("tessera_message_init", R"C(TESSERA_COLD static void tessera_message_init(tessera_message_t *m) {
     m->text[0] = 0;
     m->length = 0;
 }
 )C", {"tessera_message_t"});
-    add("tessera_message_append", R"C(static inline void tessera_message_append(tessera_message_t *m, const char *s) {
+    add("tessera_message_append", R"C(TESSERA_COLD static void tessera_message_append(tessera_message_t *m, const char *s) {
     while (*s != 0 && m->length + 1 < sizeof(m->text)) m->text[m->length++] = *s++;
     m->text[m->length] = 0;
 }
 )C", {"tessera_message_t"});
-    add("tessera_message_append_int", R"C(static inline void tessera_message_append_int(tessera_message_t *m, int64_t v) {
+    add("tessera_message_append_int", R"C(TESSERA_COLD static void tessera_message_append_int(tessera_message_t *m, int64_t v) {
     char digits[32];
     snprintf(digits, sizeof(digits), "%lld", (long long)v);
     tessera_message_append(m, digits);
 }
 )C", {"tessera_message_append"});
-    add("tessera_message_append_uint",
-        R"C(static inline void tessera_message_append_uint(tessera_message_t *m, uint64_t v) {
-    char digits[32];
-    snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
-    tessera_message_append(m, digits);
-}
-)C", {"tessera_message_append"});
-    add("tessera_message_append_float", R"C(/* 9 significant digits and an f suffix for float32, 17 digits for float64. */
-static inline void tessera_message_append_float(tessera_message_t *m, double v, int bits) {
-    char digits[64];
-    if (bits == 32) {
-        snprintf(digits, sizeof(digits), "%.9gf", v);
-    } else {
-        snprintf(digits, sizeof(digits), "%.17g", v);
-    }
-    tessera_message_append(m, digits);
-}
-)C", {"tessera_message_append"});
     add("tessera_message_append_type",
-        R"C(static inline void tessera_message_append_type(tessera_message_t *m, int32_t code, int32_t bits) {
+        R"C(TESSERA_COLD static void tessera_message_append_type(tessera_message_t *m, int32_t code, int32_t bits) {
     if (code == TESSERA_TYPE_BOOL && bits == 1) {
         tessera_message_append(m, "bool");
         return;
@@ -390,16 +385,27 @@ static inline void tessera_message_append_float(tessera_message_t *m, double v, 
 }
 )C", {"tessera_message_append", "tessera_message_append_int"});
     add("tessera_report_error", R"C(/* Calls the error handler (if any) with the message and returns the error code. */
-static inline int tessera_report_error(int code, const char *message) {
+TESSERA_COLD static int tessera_report_error(int code, const char *message) {
     const tessera_error_handler_t handler = tessera_error_handler;
     if (handler != NULL) handler(message);
     return code;
 }
-)C");
+)C", {"tessera_attributes"});
+    add("tessera_format_error", R"C(/* Formats a message (printf-style, truncated at 1023 characters), calls the error
+ * handler with it and returns the error code. */
+TESSERA_COLD static int tessera_format_error(int code, const char *format, ...) {
+    char text[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof(text), format, args);
+    va_end(args);
+    return tessera_report_error(code, text);
+}
+)C", {"tessera_report_error"});
     add("tessera_check_buffer", R"C(/* TESSERA_SUCCESS if b is a buffer of the given element type and dimensionality with
  * memory (or empty) and non-negative extents; otherwise reports why. */
-static inline int tessera_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
-                                       int32_t type_bits, int32_t dimensions) {
+TESSERA_NOINLINE static int tessera_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
+                                                 int32_t type_bits, int32_t dimensions) {
     tessera_message_t m;
     int32_t i;
     int empty = 0;
@@ -464,8 +470,8 @@ static inline int tessera_buffer_span(const tessera_buffer_t *b, uint64_t elemen
 )C");
     add("tessera_check_overlap", R"C(/* The output of a pipeline must not share memory with an input (the generated code
  * declares buffer pointers restrict). */
-static inline int tessera_check_overlap(const tessera_buffer_t *output, const char *output_name, uint64_t output_bytes,
-                                        const tessera_buffer_t *input, const char *input_name, uint64_t input_bytes) {
+TESSERA_NOINLINE static int tessera_check_overlap(const tessera_buffer_t *output, const char *output_name, uint64_t output_bytes,
+                                                  const tessera_buffer_t *input, const char *input_name, uint64_t input_bytes) {
     uint64_t a0, a1, b0, b1;
     tessera_message_t m;
     if (!tessera_buffer_span(output, output_bytes, &a0, &a1) || !tessera_buffer_span(input, input_bytes, &b0, &b1)) {

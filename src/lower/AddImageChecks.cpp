@@ -87,8 +87,35 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
         }
     }
 
-    // Input buffers cover what is read.
+    // The output buffer covers what is written to it: RoundUp and ShiftInwards splits of
+    // the output compute past the window's end when its extent is not a multiple of (or is
+    // smaller than) the split factor. Checked first: the inputs' regions follow from the
+    // output's, so this is the cause when both fail.
     std::vector<Stmt> coverage;
+    {
+        const FunctionData &out = *plan.output;
+        const int dims = out.dimensions();
+        RequiredRegion r = required_region(s, out.name, dims, true);
+        for (int i = 0; i < dims && r.touched(); i++) {
+            const analysis::Interval &iv = r.box[size_t(i)];
+            if (!iv.is_bounded()) continue;  // bounds inference has already reported it
+            Expr lo = analysis::simplify_index(iv.min), hi = analysis::simplify_index(iv.max);
+            Expr mn = buffer_min(out.name, i);
+            Expr mx = Sub::make(Add::make(mn, buffer_extent(out.name, i)), IntImm::make(Int(32), 1));
+            Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
+            coverage.push_back(AssertStmt::make(
+                ok, {str("Output buffer \"" + out.name + "\" is written at ["), lo, str(", "), hi,
+                     str("] in dimension " + std::to_string(i) + " (" + out.args[size_t(i)] +
+                         "), but it covers only ["),
+                     mn, str(", "), mx,
+                     str("]: a RoundUp or ShiftInwards split of the output (TailStrategy::Auto is ShiftInwards on a "
+                         "pure definition, as in Halide) computes past the end of a window whose extent is not a "
+                         "multiple of (or is smaller than) the split factor; use "
+                         "TailStrategy::GuardWithIf, or realize a window that fits the split")}));
+        }
+    }
+
+    // Input buffers cover what is read.
     for (const Call *img : inputs.images) {
         const int dims = int(img->args.size());
         RequiredRegion r = required_region(s, img->name, dims, false);
@@ -106,30 +133,6 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
                 ok, {str("Input buffer \"" + img->name + "\" is read at [") , lo, str(", "), hi,
                      str("] in dimension " + std::to_string(i) + ", but it covers only ["), mn, str(", "), mx,
                      str("]")}));
-        }
-    }
-    // The output buffer covers what is written to it: RoundUp and ShiftInwards splits of
-    // the output compute past the window's end when its extent is not a multiple of (or is
-    // smaller than) the split factor.
-    {
-        const FunctionData &out = *plan.output;
-        const int dims = out.dimensions();
-        RequiredRegion r = required_region(s, out.name, dims, true);
-        for (int i = 0; i < dims && r.touched(); i++) {
-            const analysis::Interval &iv = r.box[size_t(i)];
-            if (!iv.is_bounded()) continue;  // bounds inference has already reported it
-            Expr lo = analysis::simplify_index(iv.min), hi = analysis::simplify_index(iv.max);
-            Expr mn = buffer_min(out.name, i);
-            Expr mx = Sub::make(Add::make(mn, buffer_extent(out.name, i)), IntImm::make(Int(32), 1));
-            Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
-            coverage.push_back(AssertStmt::make(
-                ok, {str("Output buffer \"" + out.name + "\" is written at ["), lo, str(", "), hi,
-                     str("] in dimension " + std::to_string(i) + " (" + out.args[size_t(i)] +
-                         "), but it covers only ["),
-                     mn, str(", "), mx,
-                     str("]: a RoundUp or ShiftInwards split of the output computes past the end of a window "
-                         "whose extent is not a multiple of (or is smaller than) the split factor; use "
-                         "TailStrategy::GuardWithIf, or realize a window that fits the split")}));
         }
     }
     if (!coverage.empty()) s = insert_after_lets(s, coverage);

@@ -58,13 +58,16 @@ protected:
             const Expr mn = Variable::make(Int(32), min_name), mx = Variable::make(Int(32), name);
             const Expr extent = Add::make(Sub::make(mx, mn), IntImm::make(Int(32), 1));
             if (as<IntImm>(analysis::simplify_index(extent))) continue;
-            const int64_t k = constant_upper_bound(extent, lets_);
+            int64_t lo = 0;
+            const int64_t k = constant_upper_bound(extent, lets_, &lo);
             if (k < 2 || k > 64) continue;
+            full[name] = Add::make(mn, IntImm::make(Int(32), k - 1));
+            if (lo == k) continue;  // always a full tile (a ShiftInwards split): no test
             const Expr is_full = EQ::make(extent, IntImm::make(Int(32), k));
             cond = cond.defined() ? And::make(cond, is_full) : is_full;
-            full[name] = Add::make(mn, IntImm::make(Int(32), k - 1));
         }
-        if (!cond.defined()) return same;
+        if (full.empty()) return same;
+        if (!cond.defined()) return ProducerConsumer::make(op->name, true, substitute(full, body));
         return ProducerConsumer::make(op->name, true, IfThenElse::make(cond, substitute(full, body), body));
     }
 
@@ -82,12 +85,14 @@ protected:
     }
 
 private:
-    /** A constant upper bound of e (with the lets substituted), or 0 if none is found. */
-    static int64_t constant_upper_bound(const Expr &extent, const std::vector<std::pair<std::string, Expr>> &lets) {
+    /** A constant upper bound of e (with the lets substituted), or 0 if none is found;
+     * *lo, if given, receives the lower bound found with it. */
+    static int64_t constant_upper_bound(const Expr &extent, const std::vector<std::pair<std::string, Expr>> &lets,
+                                        int64_t *lo = nullptr) {
         Expr e = extent;
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) e = substitute(it->first, it->second, e);
         int64_t hi = 0;
-        return analysis::constant_upper_bound(e, hi) ? hi : 0;
+        return analysis::constant_upper_bound(e, hi, lo) ? hi : 0;
     }
 
     std::vector<std::pair<std::string, Expr>> lets_;

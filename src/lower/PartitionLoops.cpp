@@ -16,7 +16,9 @@
 // conditions of the form above; the steady state uses e, so that a vector loop inside reads
 // a dense ramp instead of gathering clamped lanes. Clamps are partitioned only in loops
 // that contain a vectorized loop (elsewhere the saving is two scalar operations per access,
-// not worth three copies of the body).
+// not worth three copies of the body), and not inside the prologue or epilogue of another
+// loop's partition: those run a few boundary rows, and partitioning their clamps too
+// would make nine copies of a 2-D stencil's body where five do.
 //
 // Loops that run as lanes or copies (vectorized, unrolled) are not partitioned themselves.
 
@@ -255,7 +257,7 @@ protected:
         for (const Guard &g : find.guards)
             if (holds_in_steady_state(g.condition, g.inner_loops, lo, hi)) drop.insert(g.node);
         std::map<const ExprNode *, Expr> unclamped;
-        if (find.has_vector_loop) {
+        if (find.has_vector_loop && boundary_depth_ == 0) {
             for (const Clamp &c : find.clamps) {
                 Expr l = lo, h = hi;
                 bool ok = holds_in_steady_state(c.lower, c.inner_loops, l, h) &&
@@ -275,9 +277,14 @@ protected:
         Expr end = hi.defined() ? Max::make(Min::make(Add::make(hi, IntImm::make(Int(32), 1)), end_all), start) : end_all;
         start = analysis::simplify_index(start);
         end = analysis::simplify_index(end);
-        Stmt body = mutate(op->body);
         DropGuards dropper(drop, unclamped);
         Stmt steady_body = mutate(dropper.mutate(op->body));
+        // The prologue and epilogue of a boundary condition's partition are boundary rows;
+        // those of a GuardWithIf tail alone may be a large partial tile.
+        const int boundary = unclamped.empty() ? 0 : 1;
+        boundary_depth_ += boundary;
+        Stmt body = mutate(op->body);
+        boundary_depth_ -= boundary;
         std::vector<Stmt> parts;
         const std::string prologue_end = op->name + ".steady_start", epilogue_start = op->name + ".steady_end";
         Expr ps = Variable::make(Int(32), prologue_end), pe = Variable::make(Int(32), epilogue_start);
@@ -288,6 +295,9 @@ protected:
         s = LetStmt::make(epilogue_start, end, s);
         return LetStmt::make(prologue_end, start, s);
     }
+
+private:
+    int boundary_depth_ = 0;  // inside a prologue or epilogue
 };
 
 }  // namespace

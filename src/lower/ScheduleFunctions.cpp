@@ -374,7 +374,7 @@ std::string resolve_level(const PipelinePlan &plan, const FunctionData &f, const
     if (level.is_root()) return "";
     const std::string func = level.func(), var = level.var();
     const FuncPlan *g = plan.find(func);
-    auto fail = [&](const std::string &why) -> std::string {
+    auto fail = [&](const std::string &why) -> std::string {  // throws
         throw CompileError("Func \"" + f.name + "\" is scheduled " + directive + "(" + func + ", " + var + "), but " +
                            why + ". Func \"" + f.name + "\" is used " + uses_text(s, plan, f.name) +
                            "; the legal levels are: " + legal_levels(plan, common));
@@ -394,8 +394,8 @@ std::string resolve_level(const PipelinePlan &plan, const FunctionData &f, const
         if (std::count(common.begin(), common.end(), c)) return c;
     bool exists = false;
     for (const std::string &c : candidates) exists = exists || existing.count(c);
-    fail(exists ? "that loop does not contain every use of Func \"" + f.name + "\""
-                : "that loop does not exist where Func \"" + f.name + "\" is used");
+    return fail(exists ? "that loop does not contain every use of Func \"" + f.name + "\""
+                       : "that loop does not exist where Func \"" + f.name + "\" is used");
 }
 
 /** Is `outer` ("" = root) at or outside `inner` in the loop nest? */
@@ -433,7 +433,7 @@ std::string parallel_loop_between(const Stmt &s, const std::vector<std::string> 
 
 TailStrategy resolve_tail(const FuncPlan &p, int stage, const Split &s, bool rvar) {
     if (s.tail != TailStrategy::Auto) return s.tail;
-    if (!rvar && stage == 0 && p.defs.size() == 1 && !p.is_output) return TailStrategy::ShiftInwards;
+    if (!rvar && stage == 0 && p.defs.size() == 1) return TailStrategy::ShiftInwards;
     return TailStrategy::GuardWithIf;
 }
 

@@ -12,8 +12,8 @@
 // Long runs (from the build directory; shards are independent, so several can run side by
 // side with disjoint seeds):
 //
-//   TESSERA_SCHEDULE_FUZZ_SEED=1000000 TESSERA_SCHEDULE_FUZZ_SCHEDULES=20000 \
-//       tests/tessera_tests --gtest_filter='ScheduleFuzz.Shard0'
+//   export TESSERA_SCHEDULE_FUZZ_SEED=1000000 TESSERA_SCHEDULE_FUZZ_SCHEDULES=20000
+//   tests/tessera_tests --gtest_filter='ScheduleFuzz.Shard0'
 //
 // Each scheduled pipeline must also print as .tsr and parse back to the same text.
 //
