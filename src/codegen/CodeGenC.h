@@ -46,6 +46,10 @@ struct CodeGenOptions {
      * (sanitize_identifier). A name that sanitize_identifier would change is a
      * CompileError. */
     std::string function_name;
+    /** Code for the JIT: the error reporting helpers are the JIT runtime module's
+     * (jit_runtime_source), declared and not defined, and there is no
+     * tessera_error_handler. */
+    bool jit_runtime = false;
 };
 
 /** The name of the function that emit_c defines for `p`. */

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "codegen/Runtime.h"
 #include "ir/Check.h"
 #include "semantics/IRInterpreter.h"
 #include "semantics/Scalar.h"
@@ -35,8 +36,8 @@ namespace {
 std::atomic<uint64_t> g_hits{0}, g_misses{0};
 std::atomic<uint64_t> g_unique{0};
 
-// The message the last failing pipeline of this thread reported (the JIT installs
-// capture_error as the handler of every module it loads).
+// The message the last failing pipeline of this thread reported (capture_error is the
+// error handler of the JIT's runtime module, which reports for every pipeline).
 thread_local std::string t_error_message;
 
 // A pipeline's parallel loops report errors from their worker threads: the message is
@@ -179,7 +180,11 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
     const std::string log_tmp = dir + "/" + stem + ".log" + unique_suffix();
     std::string command = o.cc + " " + o.flags + (kind == Output::SharedObject ? " -shared" : " -c") + " -o " +
                           shell_quote(tmp) + " " + shell_quote(src);
-    if (kind == Output::SharedObject) command += " -lm";
+    // A shared object is only ever loaded by the JIT, into a process that has the C and
+    // math libraries (and libgomp, which load_jit_runtime opens): it needs no search for
+    // them at link time, which is most of the link's time (18 -> 5 ms). libgcc is linked
+    // statically, for the helpers the compiler may call.
+    if (kind == Output::SharedObject) command += " -nostdlib -lgcc";
     const int status = run_command(command, log_tmp);
     std::error_code ec;
     if (status != 0 || !fs::exists(tmp)) {
@@ -201,7 +206,7 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
 
 std::string cache_stem(const std::string &fn, const std::string &what, const std::string &source,
                        const CCompilerOptions &o) {
-    std::string key = "tessera-c-1";
+    std::string key = "tessera-c-2";  // bumped when the compile or link command changes
     for (const std::string *part : {&what, &o.cc, &o.flags, &source}) {
         key += '\0';
         key += *part;
@@ -306,12 +311,49 @@ struct Loaded {
     int (*entry)(void **) = nullptr;
 };
 
-// Loads `path` and resolves the entry point; false (with the reason) if it cannot.
-bool load(Loaded &m, const std::string &function_name, const std::string &path, std::string *why) {
+/** Loads the JIT's runtime module (jit_runtime_source), compiling it into the cache the
+ * first time, once per process and before any pipeline: the pipelines' code calls its
+ * tessera_jit_* functions, resolved when they are loaded. */
+void load_jit_runtime(const CCompilerOptions &cc) {
+    static std::mutex mutex;
+    static bool loaded = false;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (loaded) return;
     // Parallel loops run on libgomp's thread pool, whose threads outlive the pipeline:
     // libgomp must stay loaded when a module that uses it is closed.
     static void *const openmp_runtime = ::dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+    // The compiled code's references to the math library resolve to the process's.
+    static void *const math_library = ::dlopen("libm.so.6", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
     (void)openmp_runtime;
+    (void)math_library;
+    CCompilerOptions o = cc;
+    o.flags += " -fvisibility=hidden";
+    const std::string &source = jit_runtime_source();
+    const std::string dir = cache_dir_of(o), stem = cache_stem("tessera_jit_runtime", "runtime", source, o);
+    const std::string so = dir + "/" + stem + ".so";
+    auto open = [&]() -> void * {
+        ::dlerror();
+        return ::dlopen(so.c_str(), RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+    };
+    void *h = fs::exists(so) ? open() : nullptr;
+    if (!h) {
+        compile_c(source, "tessera_jit_runtime", o, Output::SharedObject, dir, stem, so);
+        h = open();
+    }
+    void *set = h ? ::dlsym(h, "tessera_jit_set_error_handler") : nullptr;
+    if (!set) {
+        const char *e = ::dlerror();
+        TESSERA_INTERNAL_ERROR("cannot load the JIT runtime " << so << ": " << (e ? e : "no error handler setter"));
+    }
+    reinterpret_cast<void (*)(tessera_error_handler_t)>(set)(&capture_error);
+    loaded = true;
+}
+
+// Loads `path` and resolves the entry point; false (with the reason) if it cannot. The
+// JIT runtime is loaded first.
+bool load(Loaded &m, const std::string &function_name, const std::string &path, const CCompilerOptions &cc,
+          std::string *why) {
+    load_jit_runtime(cc);
     ::dlerror();
     void *h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -320,13 +362,11 @@ bool load(Loaded &m, const std::string &function_name, const std::string &path, 
         return false;
     }
     void *entry = ::dlsym(h, (function_name + "_argv").c_str());
-    void *handler = ::dlsym(h, "tessera_error_handler");
-    if (!entry || !handler) {
-        *why = "the entry point " + function_name + "_argv or tessera_error_handler is missing";
+    if (!entry) {
+        *why = "the entry point " + function_name + "_argv is missing";
         ::dlclose(h);
         return false;
     }
-    *static_cast<tessera_error_handler_t *>(handler) = &capture_error;
     m.handle = h;
     m.entry = reinterpret_cast<int (*)(void **)>(entry);
     return true;
@@ -334,7 +374,9 @@ bool load(Loaded &m, const std::string &function_name, const std::string &path, 
 
 }  // namespace
 
-JITModule::JITModule(const lower::LoweredPipeline &p, const CCompilerOptions &cc, const CodeGenOptions &codegen) {
+JITModule::JITModule(const lower::LoweredPipeline &p, const CCompilerOptions &cc, const CodeGenOptions &options) {
+    CodeGenOptions codegen = options;
+    codegen.jit_runtime = true;
     auto m = std::make_shared<Impl>();
     m->function_name = c_function_name(p, codegen);
     m->source = emit_c(p, codegen);
@@ -345,7 +387,7 @@ JITModule::JITModule(const lower::LoweredPipeline &p, const CCompilerOptions &cc
     std::string why;
     Loaded loaded;
     if (fs::exists(so)) {
-        if (load(loaded, m->function_name, so, &why)) {
+        if (load(loaded, m->function_name, so, cc, &why)) {
             m->hit = true;
             g_hits++;
         } else {
@@ -357,7 +399,7 @@ JITModule::JITModule(const lower::LoweredPipeline &p, const CCompilerOptions &cc
     if (!m->hit) {
         g_misses++;
         compile_c(m->source, m->function_name, cc, Output::SharedObject, dir, stem, so);
-        if (!load(loaded, m->function_name, so, &why))
+        if (!load(loaded, m->function_name, so, cc, &why))
             TESSERA_INTERNAL_ERROR("cannot load the compiled pipeline " << so << ": " << why);
     }
     m->handle = loaded.handle;
@@ -445,7 +487,7 @@ JITModule::JITModule(const std::string &pipeline_key, const std::function<lower:
         for (lower::Argument &a : args) ok = ok && resolve(a);
         const std::string so = dir + "/" + stem + ".so";
         Loaded loaded;
-        if (ok && fs::exists(so) && load(loaded, fn, so, &why)) {
+        if (ok && fs::exists(so) && load(loaded, fn, so, cc, &why)) {
             auto m = std::make_shared<Impl>();
             m->function_name = fn;
             m->args = std::move(args);

@@ -94,7 +94,9 @@ extern tessera_error_handler_t tessera_error_handler;
     return text;
 }
 
-const std::string &c_prelude_text() {
+namespace {
+
+const std::string &c_prelude_common() {
     static const std::string text = std::string(R"TESSERA_PRELUDE(#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -122,8 +124,14 @@ const std::string &c_prelude_text() {
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-)TESSERA_PRELUDE") + runtime_header_text() +
-                                    R"TESSERA_PRELUDE(
+)TESSERA_PRELUDE") + runtime_header_text();
+    return text;
+}
+
+}  // namespace
+
+const std::string &c_prelude_text(bool jit_runtime) {
+    static const std::string standalone = c_prelude_common() + R"TESSERA_PRELUDE(
 /* The default error handler prints the message. A program replaces it by assigning
  * tessera_error_handler, or by defining the variable itself (this definition is weak). */
 static void tessera_default_error_handler(const char *message) {
@@ -134,7 +142,11 @@ __attribute__((weak))
 #endif
 tessera_error_handler_t tessera_error_handler = tessera_default_error_handler;
 )TESSERA_PRELUDE";
-    return text;
+    static const std::string jit = c_prelude_common() + R"TESSERA_PRELUDE(
+/* Errors are reported through the JIT's runtime module (tessera_jit_*), loaded before
+ * this code. */
+)TESSERA_PRELUDE";
+    return jit_runtime ? jit : standalone;
 }
 
 std::string c_type_name(Type t) {
@@ -391,17 +403,23 @@ TESSERA_COLD static int tessera_report_error(int code, const char *message) {
     return code;
 }
 )C", {"tessera_attributes"});
-    add("tessera_format_error", R"C(/* Formats a message (printf-style, truncated at 1023 characters), calls the error
+    add("tessera_vformat_error", R"C(/* Formats a message (printf-style, truncated at 1023 characters), calls the error
  * handler with it and returns the error code. */
-TESSERA_COLD static int tessera_format_error(int code, const char *format, ...) {
+TESSERA_COLD static int tessera_vformat_error(int code, const char *format, va_list args) {
     char text[1024];
-    va_list args;
-    va_start(args, format);
     vsnprintf(text, sizeof(text), format, args);
-    va_end(args);
     return tessera_report_error(code, text);
 }
 )C", {"tessera_report_error"});
+    add("tessera_format_error", R"C(TESSERA_COLD static int tessera_format_error(int code, const char *format, ...) {
+    int status;
+    va_list args;
+    va_start(args, format);
+    status = tessera_vformat_error(code, format, args);
+    va_end(args);
+    return status;
+}
+)C", {"tessera_vformat_error"});
     add("tessera_check_buffer", R"C(/* TESSERA_SUCCESS if b is a buffer of the given element type and dimensionality with
  * memory (or empty) and non-negative extents; otherwise reports why. */
 TESSERA_NOINLINE static int tessera_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
@@ -496,7 +514,25 @@ static inline int tessera_size_mul(uint64_t *bytes, int64_t extent) {
     return 1;
 }
 )C");
+
+    // Under the JIT these four are not compiled into every pipeline: its runtime module
+    // (jit_runtime_source) defines them once, as tessera_jit_<name>, and the generated
+    // code declares them.
+    add("tessera_jit_report_error", "int tessera_jit_report_error(int code, const char *message);\n");
+    add("tessera_jit_format_error", "int tessera_jit_format_error(int code, const char *format, ...);\n");
+    add("tessera_jit_check_buffer",
+        "int tessera_jit_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code, int32_t type_bits,\n"
+        "                             int32_t dimensions);\n");
+    add("tessera_jit_check_overlap",
+        "int tessera_jit_check_overlap(const tessera_buffer_t *output, const char *output_name, uint64_t output_bytes,\n"
+        "                              const tessera_buffer_t *input, const char *input_name, uint64_t input_bytes);\n");
     return r;
+}
+
+/** The helpers that the JIT's runtime module provides. */
+bool in_jit_runtime(const std::string &name) {
+    return name == "tessera_report_error" || name == "tessera_format_error" || name == "tessera_check_buffer" ||
+           name == "tessera_check_overlap";
 }
 
 const std::map<std::string, HelperDef> &registry() {
@@ -506,10 +542,11 @@ const std::map<std::string, HelperDef> &registry() {
 
 }  // namespace
 
-const std::string &HelperSet::use(const std::string &name) {
+std::string HelperSet::use(const std::string &name) {
     TESSERA_INTERNAL_ASSERT(registry().count(name), "unknown runtime helper " << name);
-    used_.insert(name);
-    return name;
+    const std::string called = jit_runtime_ && in_jit_runtime(name) ? "tessera_jit_" + name.substr(8) : name;
+    used_.insert(called);
+    return called;
 }
 
 std::string HelperSet::definitions() const {
@@ -526,6 +563,49 @@ std::string HelperSet::definitions() const {
     };
     for (const std::string &name : used_) visit(name);
     return out;
+}
+
+const std::string &jit_runtime_source() {
+    static const std::string text = [] {
+        HelperSet helpers;
+        for (const char *name : {"tessera_report_error", "tessera_vformat_error", "tessera_check_buffer",
+                                 "tessera_check_overlap"})
+            helpers.use(name);
+        return "/* Tessera's JIT runtime: the error reporting of every JIT-compiled pipeline. */\n" +
+               c_prelude_text(false) + "\n" + helpers.definitions() + R"C(
+#define TESSERA_EXPORT __attribute__((visibility("default")))
+
+/* Sets the error handler of every JIT-compiled pipeline. */
+TESSERA_EXPORT void tessera_jit_set_error_handler(tessera_error_handler_t handler) {
+    tessera_error_handler = handler;
+}
+
+TESSERA_EXPORT int tessera_jit_report_error(int code, const char *message) {
+    return tessera_report_error(code, message);
+}
+
+TESSERA_EXPORT int tessera_jit_format_error(int code, const char *format, ...) {
+    int status;
+    va_list args;
+    va_start(args, format);
+    status = tessera_vformat_error(code, format, args);
+    va_end(args);
+    return status;
+}
+
+TESSERA_EXPORT int tessera_jit_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
+                                            int32_t type_bits, int32_t dimensions) {
+    return tessera_check_buffer(b, name, type_code, type_bits, dimensions);
+}
+
+TESSERA_EXPORT int tessera_jit_check_overlap(const tessera_buffer_t *output, const char *output_name,
+                                             uint64_t output_bytes, const tessera_buffer_t *input,
+                                             const char *input_name, uint64_t input_bytes) {
+    return tessera_check_overlap(output, output_name, output_bytes, input, input_name, input_bytes);
+}
+)C";
+    }();
+    return text;
 }
 
 }  // namespace tessera::codegen

@@ -92,10 +92,13 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
     // smaller than) the split factor. Checked first: the inputs' regions follow from the
     // output's, so this is the cause when both fail.
     std::vector<Stmt> coverage;
+    std::vector<RegionQuery> queries{RegionQuery{plan.output->name, plan.output->dimensions(), true}};
+    for (const Call *img : inputs.images) queries.push_back(RegionQuery{img->name, int(img->args.size()), false});
+    const std::vector<RequiredRegion> regions = required_regions(s, queries);
     {
         const FunctionData &out = *plan.output;
         const int dims = out.dimensions();
-        RequiredRegion r = required_region(s, out.name, dims, true);
+        const RequiredRegion &r = regions[0];
         for (int i = 0; i < dims && r.touched(); i++) {
             const analysis::Interval &iv = r.box[size_t(i)];
             if (!iv.is_bounded()) continue;  // bounds inference has already reported it
@@ -116,9 +119,10 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
     }
 
     // Input buffers cover what is read.
-    for (const Call *img : inputs.images) {
+    for (size_t k = 0; k < inputs.images.size(); k++) {
+        const Call *img = inputs.images[k];
         const int dims = int(img->args.size());
-        RequiredRegion r = required_region(s, img->name, dims, false);
+        const RequiredRegion &r = regions[k + 1];
         for (int i = 0; i < dims; i++) {
             const analysis::Interval &iv = r.box[size_t(i)];
             if (!iv.is_bounded())

@@ -5,6 +5,8 @@
 #include "ir/IRVisitor.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -15,55 +17,98 @@ using analysis::Interval;
 
 namespace {
 
+/** How many times each name is bound (by a let or a loop) in a statement. */
+class CountBindings : public IRVisitor {
+public:
+    std::map<std::string, int> count;
+    using IRVisitor::include;
+
+protected:
+    void visit(const For *op) override {
+        count[op->name]++;
+        IRVisitor::visit(op);
+    }
+    void visit(const LetStmt *op) override {
+        count[op->name]++;
+        IRVisitor::visit(op);
+    }
+    void visit(const Let *op) override {
+        count[op->name]++;
+        IRVisitor::visit(op);
+    }
+};
+
+std::set<std::string> variables_in(const Expr &e) {
+    struct Collect : IRVisitor {
+        std::set<std::string> names;
+        using IRVisitor::include;
+        void visit(const Variable *op) override { names.insert(op->name); }
+    } c;
+    c.include(e);
+    return c.names;
+}
+
+// The bounds of a let's value or a loop's range are computed when a touched coordinate
+// (or another binding's bounds) first needs them: most bindings are of names that no
+// coordinate of the Funcs asked about depends on, and bounding them all was most of the
+// time of lowering. Only a binding of a name bound once in the statement, whose defining
+// expressions use only such names, is deferred (so that those names mean, when it is
+// bounded, what they meant where it was made); an if that narrows a variable first bounds
+// the deferred bindings that use it.
 class Collector : public IRVisitor {
 public:
-    Collector(const std::string &name, int dims, bool writes) : name_(name), dims_(dims), writes_(writes) {}
-    RequiredRegion region;
+    Collector(const Stmt &s, const std::vector<RegionQuery> &queries) : queries_(queries), found_(queries.size()) {
+        CountBindings c;
+        c.include(s);
+        bindings_ = std::move(c.count);
+    }
     using IRVisitor::include;
 
 protected:
     void visit(const For *op) override {
         include(op->min);
         include(op->extent);
-        // Loops built by lowering have extent (max - min) + 1: read max off directly, so
-        // the interval stays exactly [min, max].
-        Interval iv;
-        Interval lo = bounds(op->min);
-        // max(e, 0) runs the iterations of e when it is positive, none otherwise: the
-        // range of the loop variable is within that of an extent e.
-        Expr extent = op->extent;
-        if (const Max *m = as<Max>(extent)) {
-            const IntImm *zero = as<IntImm>(m->b);
-            if (zero && zero->value == 0) extent = m->a;
-        }
-        const Add *add = as<Add>(extent);
-        const Sub *sub = add ? as<Sub>(add->a) : nullptr;
-        const IntImm *one = add ? as<IntImm>(add->b) : nullptr;
-        if (sub && one && one->value == 1 && equal(sub->b, op->min)) {
-            iv = Interval{lo.min, bounds(sub->a).max};
-        } else {
-            Interval hi = bounds(Sub::make(Add::make(op->min, extent), IntImm::make(op->min.type(), 1)));
-            iv = Interval{lo.min, hi.max};
-        }
-        push(op->name, iv);
+        const Expr mn = op->min, ext = op->extent;
+        bind(op->name, {mn, ext}, [this, mn, ext] {
+            // Loops built by lowering have extent (max - min) + 1: read max off directly,
+            // so the interval stays exactly [min, max].
+            Interval lo = bounds(mn);
+            // max(e, 0) runs the iterations of e when it is positive, none otherwise: the
+            // range of the loop variable is within that of an extent e.
+            Expr extent = ext;
+            if (const Max *m = as<Max>(extent)) {
+                const IntImm *zero = as<IntImm>(m->b);
+                if (zero && zero->value == 0) extent = m->a;
+            }
+            const Add *add = as<Add>(extent);
+            const Sub *sub = add ? as<Sub>(add->a) : nullptr;
+            const IntImm *one = add ? as<IntImm>(add->b) : nullptr;
+            if (sub && one && one->value == 1 && equal(sub->b, mn)) return Interval{lo.min, bounds(sub->a).max};
+            Interval hi = bounds(Sub::make(Add::make(mn, extent), IntImm::make(mn.type(), 1)));
+            return Interval{lo.min, hi.max};
+        });
         include(op->body);
-        pop(op->name);
+        unbind(op->name);
     }
     void visit(const LetStmt *op) override {
         include(op->value);
-        push(op->name, bounds(op->value));
+        const Expr value = op->value;
+        bind(op->name, {value}, [this, value] { return bounds(value); });
         include(op->body);
-        pop(op->name);
+        unbind(op->name);
     }
     void visit(const Let *op) override {
         include(op->value);
-        push(op->name, bounds(op->value));
+        const Expr value = op->value;
+        bind(op->name, {value}, [this, value] { return bounds(value); });
         include(op->body);
-        pop(op->name);
+        unbind(op->name);
     }
     void visit(const IfThenElse *op) override {
         include(op->condition);
+        bound_variables_of(op->condition);
         auto narrowed = analysis::narrow_by_condition(op->condition, scope_);
+        for (auto &[name, iv] : narrowed) bound_users_of(name);
         for (auto &[name, iv] : narrowed) push(name, iv);
         include(op->then_case);
         for (auto &[name, iv] : narrowed) pop(name);
@@ -79,67 +124,122 @@ protected:
         // Inlining makes expressions DAGs: a call node reached again under the same
         // bindings adds nothing, and neither do equal coordinates seen before.
         if (!seen_.insert(op).second) return;
-        if (op->call_kind != CallKind::Intrinsic && op->name == name_) {
-            if (touched_.insert(op->args).second) touch(op->args);
+        if (op->call_kind != CallKind::Intrinsic) {
+            for (size_t q = 0; q < queries_.size(); q++)
+                if (op->name == queries_[q].name && found_[q].touched.insert(op->args).second) touch(q, op->args);
         }
         IRVisitor::visit(op);
     }
     void visit(const Provide *op) override {
-        if (writes_ && op->name == name_) touch(op->args);
+        for (size_t q = 0; q < queries_.size(); q++)
+            if (queries_[q].writes && op->name == queries_[q].name) touch(q, op->args);
         IRVisitor::visit(op);
     }
 
 private:
-    Interval bounds(const Expr &e) { return analysis::bounds_of_expr(e, scope_); }
+    Interval bounds(const Expr &e) {
+        bound_variables_of(e);
+        return analysis::bounds_of_expr(e, scope_);
+    }
+
+    /** Binds `name` to the interval `compute` returns, now or when first needed. */
+    void bind(const std::string &name, const std::vector<Expr> &defining, std::function<Interval()> compute) {
+        std::set<std::string> uses;
+        for (const Expr &e : defining) {
+            std::set<std::string> v = variables_in(e);
+            uses.insert(v.begin(), v.end());
+        }
+        bool deferrable = bindings_[name] == 1;
+        for (const std::string &v : uses) deferrable = deferrable && bindings_[v] <= 1;
+        if (!deferrable) {
+            push(name, compute());
+            return;
+        }
+        push(name, Interval{});  // a placeholder, replaced before any use
+        deferred_[name] = Deferred{std::move(compute), std::move(uses)};
+    }
+    void unbind(const std::string &name) {
+        deferred_.erase(name);
+        pop(name);
+    }
+    /** Replaces the placeholder of a deferred binding by its bounds. Its placeholder is the
+     * innermost binding of the name: a narrowing of the name is preceded by this. */
+    void bound_now(const std::string &name) {
+        auto it = deferred_.find(name);
+        if (it == deferred_.end() || !it->second.compute) return;
+        std::function<Interval()> compute = std::move(it->second.compute);
+        it->second.compute = nullptr;
+        const Interval iv = compute();
+        // The meaning of the binding is unchanged: the memo of nodes seen stays.
+        scope_.pop(name);
+        scope_.push(name, iv);
+    }
+    /** Computes the deferred bounds of the variables e uses. */
+    void bound_variables_of(const Expr &e) {
+        for (const std::string &v : variables_in(e)) bound_now(v);
+    }
+    /** Computes the deferred bounds that use `name`, before it is narrowed. */
+    void bound_users_of(const std::string &name) {
+        std::vector<std::string> users;
+        for (const auto &[n, d] : deferred_)
+            if (d.compute && d.uses.count(name)) users.push_back(n);
+        for (const std::string &n : users) bound_now(n);
+    }
 
     // Bindings change what a node means, so the memo of nodes seen starts afresh.
     void push(const std::string &name, const Interval &iv) {
         scope_.push(name, iv);
-        seen_.clear();
-        touched_.clear();
+        forget();
     }
     void pop(const std::string &name) {
         scope_.pop(name);
+        forget();
+    }
+    void forget() {
         seen_.clear();
-        touched_.clear();
+        for (Found &f : found_) f.touched.clear();
     }
 
     // The endpoints of each dimension are collected as sets (equal ones are merged
     // before any union is built) and folded into one interval at the end: inlined
     // stencils touch the same few coordinates many times.
-    void touch(const std::vector<Expr> &args) {
-        if (int(args.size()) != dims_) return;
-        if (mins_.empty()) {
-            mins_.resize(size_t(dims_));
-            maxes_.resize(size_t(dims_));
-            region.unbounded_by.resize(size_t(dims_));
-            touched_any_ = true;
+    void touch(size_t q, const std::vector<Expr> &args) {
+        const int dims = queries_[q].dims;
+        if (int(args.size()) != dims) return;
+        Found &f = found_[q];
+        if (f.mins.empty()) {
+            f.mins.resize(size_t(dims));
+            f.maxes.resize(size_t(dims));
+            f.region.unbounded_by.resize(size_t(dims));
         }
-        for (int i = 0; i < dims_; i++) {
+        for (int i = 0; i < dims; i++) {
             Interval iv = bounds(args[size_t(i)]);
-            Endpoints &lo = mins_[size_t(i)], &hi = maxes_[size_t(i)];
+            Endpoints &lo = f.mins[size_t(i)], &hi = f.maxes[size_t(i)];
             if (!iv.min.defined()) lo.unbounded = true;
             else if (!lo.unbounded) lo.exprs.insert(iv.min);
             if (!iv.max.defined()) hi.unbounded = true;
             else if (!hi.unbounded) hi.exprs.insert(iv.max);
-            if (!iv.is_bounded() && region.unbounded_by[size_t(i)].empty()) region.unbounded_by[size_t(i)] = consumer_;
+            if (!iv.is_bounded() && f.region.unbounded_by[size_t(i)].empty()) f.region.unbounded_by[size_t(i)] = consumer_;
         }
     }
 
 public:
-    void finish() {
-        if (!touched_any_) return;
-        region.box.resize(size_t(dims_));
-        for (int i = 0; i < dims_; i++) {
-            Interval &b = region.box[size_t(i)];
-            const Endpoints &lo = mins_[size_t(i)], &hi = maxes_[size_t(i)];
-            bool first = true;
-            for (const Expr &e : lo.exprs) b.min = first ? e : Min::make(b.min, e), first = false;
-            first = true;
-            for (const Expr &e : hi.exprs) b.max = first ? e : Max::make(b.max, e), first = false;
-            if (lo.unbounded) b.min = Expr();
-            if (hi.unbounded) b.max = Expr();
+    /** The regions, in the order of the queries. */
+    std::vector<RequiredRegion> finish() {
+        std::vector<RequiredRegion> regions;
+        for (size_t q = 0; q < queries_.size(); q++) {
+            Found &f = found_[q];
+            if (!f.mins.empty()) {
+                f.region.box.resize(size_t(queries_[q].dims));
+                for (size_t i = 0; i < f.region.box.size(); i++) {
+                    Interval &b = f.region.box[i];
+                    b.min = fold<Min>(f.mins[i]);
+                    b.max = fold<Max>(f.maxes[i]);
+                }
+            }
+            regions.push_back(std::move(f.region));
         }
+        return regions;
     }
 
 private:
@@ -147,34 +247,48 @@ private:
         std::set<Expr, ExprLess> exprs;
         bool unbounded = false;
     };
-    std::vector<Endpoints> mins_, maxes_;
-    bool touched_any_ = false;
-
-    std::string name_;
-    int dims_;
-    bool writes_;
-    std::string consumer_;
-    analysis::Scope scope_;
-    std::unordered_set<const Call *> seen_;
+    template<typename MinOrMax>
+    static Expr fold(const Endpoints &ends) {
+        if (ends.unbounded) return Expr();
+        Expr e;
+        for (const Expr &x : ends.exprs) e = e.defined() ? MinOrMax::make(e, x) : x;
+        return analysis::simplify_index(e);
+    }
     struct CoordinatesLess {
         bool operator()(const std::vector<Expr> &a, const std::vector<Expr> &b) const {
             return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), ExprLess());
         }
     };
-    std::set<std::vector<Expr>, CoordinatesLess> touched_;  // coordinates already touched
+    /** What one query has found. */
+    struct Found {
+        RequiredRegion region;
+        std::vector<Endpoints> mins, maxes;
+        std::set<std::vector<Expr>, CoordinatesLess> touched;  // coordinates already touched
+    };
+
+    const std::vector<RegionQuery> &queries_;
+    std::vector<Found> found_;
+    std::map<std::string, int> bindings_;  // how many times each name is bound in the statement
+    struct Deferred {
+        std::function<Interval()> compute;  // null once bounded
+        std::set<std::string> uses;         // the variables its defining expressions use
+    };
+    std::map<std::string, Deferred> deferred_;
+    std::string consumer_;
+    analysis::Scope scope_;
+    std::unordered_set<const Call *> seen_;
 };
 
 }  // namespace
 
-RequiredRegion required_region(const Stmt &s, const std::string &name, int dims, bool writes) {
-    Collector c(name, dims, writes);
+std::vector<RequiredRegion> required_regions(const Stmt &s, const std::vector<RegionQuery> &queries) {
+    Collector c(s, queries);
     c.include(s);
-    c.finish();
-    for (auto &iv : c.region.box) {
-        if (iv.min.defined()) iv.min = analysis::simplify_index(iv.min);
-        if (iv.max.defined()) iv.max = analysis::simplify_index(iv.max);
-    }
-    return c.region;
+    return c.finish();
+}
+
+RequiredRegion required_region(const Stmt &s, const std::string &name, int dims, bool writes) {
+    return required_regions(s, {RegionQuery{name, dims, writes}})[0];
 }
 
 }  // namespace tessera::lower

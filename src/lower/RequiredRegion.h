@@ -23,4 +23,13 @@ struct RequiredRegion {
 /** Reads of the Func or image called `name` (and Provides to it if `writes`) in s. */
 RequiredRegion required_region(const ir::Stmt &s, const std::string &name, int dims, bool writes);
 
+/** The regions of several Funcs or images, in one walk of s (which bounds every let and
+ * loop once for all of them). */
+struct RegionQuery {
+    std::string name;
+    int dims = 0;
+    bool writes = false;
+};
+std::vector<RequiredRegion> required_regions(const ir::Stmt &s, const std::vector<RegionQuery> &queries);
+
 }  // namespace tessera::lower
