@@ -20,6 +20,11 @@
 // loop's partition: those run a few boundary rows, and partitioning their clamps too
 // would make nine copies of a 2-D stencil's body where five do.
 //
+// The prologue and epilogue run the same body. When the loop's iterations may run in any
+// order (a loop of a pure definition whose body computes nothing else: every point is
+// written once, from other Funcs' values), they are one loop over both ranges, so that the
+// body is emitted twice instead of three times.
+//
 // Loops that run as lanes or copies (vectorized, unrolled) are not partitioned themselves.
 
 #include <map>
@@ -221,6 +226,28 @@ private:
     const std::map<const ExprNode *, Expr> &clamps_;
 };
 
+/** Whether the iterations of a loop may run in any order: it is a loop of a Func's pure
+ * definition ("f.s0.x...") and every loop inside is one of that definition's, with no
+ * allocation or other Func's production inside. */
+bool iterations_commute(const For *op) {
+    const size_t stage = op->name.find(".s0.");
+    if (stage == std::string::npos) return false;
+    struct Check : IRVisitor {
+        std::string prefix;
+        bool ok = true;
+        using IRVisitor::include;
+        void visit(const For *f) override {
+            ok = ok && f->name.compare(0, prefix.size(), prefix) == 0;
+            IRVisitor::visit(f);
+        }
+        void visit(const Allocate *) override { ok = false; }
+        void visit(const ProducerConsumer *) override { ok = false; }
+    } check;
+    check.prefix = op->name.substr(0, stage + 4);
+    check.include(op->body);
+    return check.ok;
+}
+
 class Partition : public IRMutator {
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
@@ -288,9 +315,19 @@ protected:
         std::vector<Stmt> parts;
         const std::string prologue_end = op->name + ".steady_start", epilogue_start = op->name + ".steady_end";
         Expr ps = Variable::make(Int(32), prologue_end), pe = Variable::make(Int(32), epilogue_start);
-        if (lo.defined()) parts.push_back(For::make(op->name, mn, Sub::make(ps, mn), op->for_type, body));
+        if (lo.defined() && hi.defined() && iterations_commute(op)) {
+            // One loop over [min, start) and [end, min + extent).
+            const std::string i = op->name + ".boundary";
+            const Expr iv = Variable::make(Int(32), i), before = Sub::make(ps, mn);
+            const Expr v = Select::make(LT::make(iv, before), Add::make(mn, iv), Add::make(pe, Sub::make(iv, before)));
+            parts.push_back(For::make(i, IntImm::make(Int(32), 0), Add::make(before, Sub::make(end_all, pe)), op->for_type,
+                                      LetStmt::make(op->name, v, body)));
+        } else if (lo.defined()) {
+            parts.push_back(For::make(op->name, mn, Sub::make(ps, mn), op->for_type, body));
+        }
         parts.push_back(For::make(op->name, ps, Sub::make(pe, ps), op->for_type, steady_body));
-        if (hi.defined()) parts.push_back(For::make(op->name, pe, Sub::make(end_all, pe), op->for_type, body));
+        if (hi.defined() && !(lo.defined() && iterations_commute(op)))
+            parts.push_back(For::make(op->name, pe, Sub::make(end_all, pe), op->for_type, body));
         Stmt s = Block::make(parts);
         s = LetStmt::make(epilogue_start, end, s);
         return LetStmt::make(prologue_end, start, s);

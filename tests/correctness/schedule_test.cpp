@@ -399,3 +399,24 @@ TEST(Schedule, SlidingWindowComputesEachRowOnce) {
     const std::string stmt = ir::to_string(lowered.body);
     EXPECT_NE(stmt.find("allocate g[int32 * max(int64(g.r0.extent), int64(0)) * int64(4)]"), std::string::npos) << stmt;
 }
+
+TEST(Schedule, BoundaryConditionsAroundVectorLoops) {
+    // A window larger than the input on every side: each vectorized loop runs a prologue
+    // and an epilogue of clamped reads around its steady state (one loop for both, in a
+    // pure definition), the window's size a multiple of the vector width or not, the image
+    // narrower than one vector or not.
+    for (int width : {5, 20}) {
+        for (int extent : {40, 43}) {
+            Buffer<int32_t> in = input_2d(width, 12);
+            Var x("x"), y("y"), c("c");
+            Func clamped = BoundaryConditions::repeat_edge(in);
+            Func g("g"), f("f");
+            g(x, y) = clamped(x - 1, y) + clamped(x + 1, y + 1) * 2;
+            f(x, y) = g(x, y) - g(x + 2, y - 1);
+            f.vectorize(x, 8);
+            g.compute_at(f, y).vectorize(x, 8);
+            expect_matches(f, {-10, -3}, {extent, 18},
+                           "input " + std::to_string(width) + " wide, window " + std::to_string(extent));
+        }
+    }
+}

@@ -79,4 +79,28 @@ TEST(PartitionLoops, ShiftInwardsBaseInsideTheClampIsPeeledToo) {
     EXPECT_GT(counts[2], 0) << p;
 }
 
+TEST(PartitionLoops, BoundariesOfAPureDefinitionShareOneLoop) {
+    // The same clamp in a loop of a pure definition ("f.s0."): the prologue and the epilogue
+    // are one loop over both ranges (the body is emitted twice, not three times).
+    const Expr x = Add::make(Mul::make(var("f.s0.xo"), i32(8)), var("f.s0.xv"));
+    const Expr clamped = Min::make(Max::make(Sub::make(x, i32(1)), i32(0)), i32(99));
+    Stmt store = Store::make("f", Load::make(Int(32), "in", clamped), x, nullptr);
+    Stmt s = For::make("f.s0.xo", i32(0), var("n"), ForType::Serial,
+                       For::make("f.s0.xv", i32(0), i32(8), ForType::Vectorized, store));
+    Stmt p = lower::partition_loops(s);
+    EXPECT_EQ(clamps_per_loop(p, "f.s0.xo"), (std::vector<int>{0})) << p;
+    EXPECT_EQ(clamps_per_loop(p, "f.s0.xo.boundary"), (std::vector<int>{2})) << p;
+}
+
+TEST(PartitionLoops, BoundariesOfAnUpdateKeepTheirOrder) {
+    // An update's iterations may depend on each other: prologue, steady state, epilogue.
+    const Expr x = Add::make(Mul::make(var("f.s1.xo"), i32(8)), var("f.s1.xv"));
+    const Expr clamped = Min::make(Max::make(Sub::make(x, i32(1)), i32(0)), i32(99));
+    Stmt store = Store::make("f", Load::make(Int(32), "in", clamped), x, nullptr);
+    Stmt s = For::make("f.s1.xo", i32(0), var("n"), ForType::Serial,
+                       For::make("f.s1.xv", i32(0), i32(8), ForType::Vectorized, store));
+    Stmt p = lower::partition_loops(s);
+    EXPECT_EQ(clamps_per_loop(p, "f.s1.xo"), (std::vector<int>{2, 0, 2})) << p;
+}
+
 }  // namespace
