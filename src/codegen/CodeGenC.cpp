@@ -487,11 +487,25 @@ public:
         for (const auto &[name, td] : vector_typedefs_) file << td << "\n";
         if (!vector_typedefs_.empty()) file << "\n";
         file << helpers_.definitions();
+        const bool outlined = !outlined_functions_.str().empty();
+        // Under the JIT, a pipeline with parallel loops is compiled as two translation units
+        // at once, from this one file: TESSERA_PART=1 the pipeline's function, =2 the
+        // functions of the parallel loops' iterations.
+        const bool parts = outlined && jit_runtime_;
+        if (outlined) {
+            file << "#if defined(TESSERA_PART)\n#define TESSERA_OUTLINED __attribute__((visibility(\"hidden\")))\n"
+                    "#else\n#define TESSERA_OUTLINED static\n#endif\n\n";
+            file << outlined_types_.str();
+            if (parts) file << "#if !defined(TESSERA_PART) || TESSERA_PART == 2\n";
+            file << outlined_functions_.str();
+            if (parts) file << "#else\n" << outlined_prototypes_.str() << "#endif\n\n#if !defined(TESSERA_PART) || TESSERA_PART == 1\n";
+        }
         file << embedded.str();
         file << fn.str() << "\n";
         file << "/* " << fn_ << " with its arguments passed as an array of pointers: args[i] points to the\n"
              << " * tessera_buffer_t of a buffer argument or to the value of a scalar argument. */\n";
         file << argv_wrapper();
+        if (parts) file << "#endif\n";
         return file.str();
     }
 
@@ -565,6 +579,9 @@ private:
     std::map<std::string, std::string> vector_typedefs_;
 
     std::ostringstream body_;
+    // The functions of parallel loops' iterations: their closure types, definitions and
+    // declarations.
+    std::ostringstream outlined_types_, outlined_functions_, outlined_prototypes_;
     int indent_ = 1;
     int next_temp_ = 0;
     HelperSet helpers_;
@@ -577,6 +594,7 @@ private:
         std::string status, end_label;
         std::vector<std::string> allocations, idents;
         bool label_used = false;
+        bool shared_status = true;  // the status is shared by OpenMP threads (not a function's own)
     };
     std::vector<ParallelScope> parallel_;
 
@@ -672,7 +690,7 @@ private:
             ParallelScope &p = parallel_.back();
             const std::string e = "_e" + std::to_string(next_temp_++);
             line("const int " + e + " = " + report + ";");
-            body_ << "#ifdef _OPENMP\n#pragma omp atomic write\n#endif\n";
+            if (p.shared_status) body_ << "#ifdef _OPENMP\n#pragma omp atomic write\n#endif\n";
             line(p.status + " = " + e + ";");
             line("goto " + p.end_label + ";");
             p.label_used = true;
@@ -1560,6 +1578,7 @@ private:
             line(std::string("/* ") + for_type_name(f->for_type) + " loop " + comment_text(f->name) +
                  ": emitted as a serial loop */");
         }
+        if (threads && emit_outlined_parallel_loop(f, mn, ex)) return;
         std::string status;
         if (threads) {
             status = issue("_par_status");
@@ -1622,6 +1641,118 @@ private:
             line("goto tessera_cleanup;");
             close_block();
         }
+    }
+
+    /** The outermost parallel loop as a function of its iteration, run by
+     * tessera_parallel_for (OpenMP in a generated file; the JIT runtime module's threads
+     * under the JIT, so that a pipeline compiles without OpenMP's outlining). The values
+     * the body uses from outside are passed in a closure struct and bound, in the
+     * function, to identifiers of the same names. False (nothing emitted) if one of them is
+     * not a scalar or native vector value. */
+    bool emit_outlined_parallel_loop(const For *f, const std::string &mn, const std::string &ex) {
+        UseCollector uses;
+        uses.include(f->body);
+        struct Capture {
+            std::string ir_name, field, ctype;
+            bool buffer;
+            VarBinding var;
+            BufBinding buf;
+        };
+        std::vector<Capture> captures;
+        for (const std::string &name : uses.free_vars) {
+            auto it = vars_.find(name);
+            if (it == vars_.end() || it->second.empty() || name == f->name) continue;
+            const VarBinding &b = it->second.back();
+            if (!b.type.is_scalar() && !b.native) return false;
+            captures.push_back(Capture{name, b.ident, b.type.is_scalar() ? c_type_name(b.type) : vtype(b.type), false, b,
+                                       BufBinding{}});
+        }
+        for (const std::string &name : uses.free_buffers) {
+            auto it = bufs_.find(name);
+            if (it == bufs_.end() || it->second.empty()) continue;
+            const BufBinding &b = it->second.back();
+            const std::string q = b.writable ? "" : "const ";
+            captures.push_back(Capture{name, b.ident, q + c_type_name(b.type) + " *restrict", true, VarBinding{}, b});
+        }
+        const Type t = f->min.type();
+        const std::string T = c_type_name(t);
+        const std::string fn = issue(fn_ + "_par");
+        const std::string closure = fn + "_closure";
+
+        // The closure type and the call, here.
+        std::ostringstream type;
+        type << "struct " << closure << " {\n    " << T << " _min;\n";
+        for (const Capture &c : captures) type << "    " << c.ctype << " " << c.field << ";\n";
+        type << "};\n";
+        const std::string cv = issue("_c");
+        std::string init = "{" + mn;
+        for (const Capture &c : captures) init += ", " + c.field;
+        line("const struct " + closure + " " + cv + " = " + init + "};");
+        const std::string status = issue("_par_status");
+        line("const int " + status + " = " + helpers_.use("tessera_parallel_for") + "(" + fn + ", (const void *)&" + cv +
+             ", (int64_t)" + ex + ");");
+        open_block("if (" + status + " != TESSERA_SUCCESS)");
+        uses_cleanup_ = true;
+        line("_status = " + status + ";");
+        line("goto tessera_cleanup;");
+        close_block();
+
+        // The function, emitted apart with none of the enclosing C blocks' identifiers or
+        // values: only the captured ones, rebound from the closure.
+        std::ostringstream saved_body;
+        std::swap(saved_body, body_);
+        const int saved_indent = indent_;
+        std::vector<std::set<std::string>> saved_scopes(1);
+        std::swap(saved_scopes, scopes_);
+        std::vector<CacheLevel> saved_cache;
+        std::swap(saved_cache, cache_);
+        indent_ = 1;
+        const std::string ci = declare("_closure");
+        for (Capture &c : captures) {
+            const std::string id = declare(c.field);
+            line((c.buffer ? "" : "const ") + c.ctype + " " + id + " = ((const struct " + closure + " *)" + ci + ")->" +
+                 c.field + ";");
+            line("(void)" + id + ";");
+            if (c.buffer) {
+                bufs_[c.ir_name].push_back(BufBinding{id, c.buf.type, c.buf.writable});
+            } else {
+                VarBinding b = c.var;
+                b.ident = id;
+                vars_[c.ir_name].push_back(b);
+            }
+        }
+        const std::string counter = declare(issue(sanitize_identifier(f->name) + "_i"));
+        const std::string x = declare_var(f->name, t);
+        const std::string mn_field = "((const struct " + closure + " *)" + ci + ")->_min";
+        line("const " + T + " " + x + " = (" + T + ")((uint64_t)" + mn_field + " + (uint64_t)" + counter + ");" +
+             name_comment(f->name, x));
+        parallel_.push_back(ParallelScope{issue("_par_status"), issue("_par_end"), {}, {}, false, false});
+        emit_stmt(f->body);
+        const ParallelScope ps = parallel_.back();
+        parallel_.pop_back();
+        vars_[f->name].pop_back();
+        for (const Capture &c : captures) {
+            if (c.buffer) bufs_[c.ir_name].pop_back();
+            else vars_[c.ir_name].pop_back();
+        }
+        std::ostringstream fun;
+        fun << "/* An iteration of the parallel loop " << comment_text(f->name) << " of " << fn_ << ". */\n";
+        fun << "TESSERA_OUTLINED int " << fn << "(const void *" << ci << ", int64_t " << counter << ") {\n";
+        fun << "    int " << ps.status << " = TESSERA_SUCCESS;\n";
+        for (const std::string &a : ps.allocations) fun << "    " << a << "\n";
+        fun << body_.str();
+        if (ps.label_used) fun << ps.end_label << ":;\n";
+        for (const std::string &id : ps.idents) fun << "    free(" << id << ");\n";
+        fun << "    return " << ps.status << ";\n}\n";
+        outlined_types_ << type.str() << "\n";
+        outlined_functions_ << fun.str() << "\n";
+        outlined_prototypes_ << "TESSERA_OUTLINED int " << fn << "(const void *, int64_t);\n";
+
+        std::swap(saved_body, body_);
+        indent_ = saved_indent;
+        std::swap(saved_scopes, scopes_);
+        std::swap(saved_cache, cache_);
+        return true;
     }
 
     void emit_store(const Store *st) {

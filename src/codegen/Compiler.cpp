@@ -96,9 +96,9 @@ std::string shell_quote(const std::string &s) {
     return q + "'";
 }
 
-// Runs `command` with /bin/sh, its stdout and stderr going to `log_path`. Returns the exit
-// status (or -1 if it could not be run or did not exit normally).
-int run_command(const std::string &command, const std::string &log_path) {
+// Starts `command` with /bin/sh, its stdout and stderr going to `log_path`. Returns its
+// process id, or -1 (with the reason in the log) if it could not be started.
+pid_t start_command(const std::string &command, const std::string &log_path) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -112,11 +112,22 @@ int run_command(const std::string &command, const std::string &log_path) {
         std::ofstream(log_path, std::ios::app) << "tessera: cannot run /bin/sh: " << std::strerror(rc) << "\n";
         return -1;
     }
+    return pid;
+}
+
+// Waits for a command started by start_command. Returns its exit status (or -1 if it could
+// not be run or did not exit normally).
+int finish_command(pid_t pid) {
+    if (pid < 0) return -1;
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int run_command(const std::string &command, const std::string &log_path) {
+    return finish_command(start_command(command, log_path));
 }
 
 // `cc --version`, computed once per compiler command per process.
@@ -178,14 +189,44 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
     if (!fs::exists(src) || read_file(src) != source) write_file_atomically(src, source);
     const std::string tmp = final_path + unique_suffix();
     const std::string log_tmp = dir + "/" + stem + ".log" + unique_suffix();
-    std::string command = o.cc + " " + o.flags + (kind == Output::SharedObject ? " -shared" : " -c") + " -o " +
-                          shell_quote(tmp) + " " + shell_quote(src);
     // A shared object is only ever loaded by the JIT, into a process that has the C and
     // math libraries (and libgomp, which load_jit_runtime opens): it needs no search for
     // them at link time, which is most of the link's time (18 -> 5 ms). libgcc is linked
     // statically, for the helpers the compiler may call.
-    if (kind == Output::SharedObject) command += " -nostdlib -lgcc";
-    const int status = run_command(command, log_tmp);
+    const std::string link_flags = " -nostdlib -lgcc";
+    std::string command;
+    int status = -1;
+    if (kind == Output::SharedObject && source.find("#if !defined(TESSERA_PART) || TESSERA_PART == 2") != std::string::npos) {
+        // The two parts of the file (CodeGenC: the pipeline's function, and its parallel
+        // loops' iterations) compiled at once, then linked.
+        const std::string part1 = tmp + ".1.o", part2 = tmp + ".2.o", log2 = log_tmp + ".2";
+        auto compile_part = [&](int k, const std::string &obj) {
+            return o.cc + " " + o.flags + " -DTESSERA_PART=" + std::to_string(k) + " -c -o " + shell_quote(obj) + " " +
+                   shell_quote(src);
+        };
+        const pid_t second = start_command(compile_part(2, part2), log2);
+        command = compile_part(1, part1);
+        status = run_command(command, log_tmp);
+        const int status2 = finish_command(second);
+        std::ofstream(log_tmp, std::ios::app) << read_file(log2);
+        std::error_code ec;
+        fs::remove(log2, ec);
+        if (status == 0 && status2 == 0) {
+            command = o.cc + " " + o.flags + " -shared -o " + shell_quote(tmp) + " " + shell_quote(part1) + " " +
+                      shell_quote(part2) + link_flags;
+            status = run_command(command, log_tmp);
+        } else if (status == 0) {
+            command = compile_part(2, part2);
+            status = status2;
+        }
+        fs::remove(part1, ec);
+        fs::remove(part2, ec);
+    } else {
+        command = o.cc + " " + o.flags + (kind == Output::SharedObject ? " -shared" : " -c") + " -o " +
+                  shell_quote(tmp) + " " + shell_quote(src);
+        if (kind == Output::SharedObject) command += link_flags;
+        status = run_command(command, log_tmp);
+    }
     std::error_code ec;
     if (status != 0 || !fs::exists(tmp)) {
         const std::string log = dir + "/" + stem + ".log";

@@ -515,10 +515,33 @@ static inline int tessera_size_mul(uint64_t *bytes, int64_t extent) {
 }
 )C");
 
-    // Under the JIT these four are not compiled into every pipeline: its runtime module
+    add("tessera_parallel_for", R"C(/* Runs fn(closure, i) for i in [0, n) on OpenMP threads (serially without OpenMP);
+ * returns TESSERA_SUCCESS or the error code of a failed iteration. */
+static int tessera_parallel_for(int (*fn)(const void *, int64_t), const void *closure, int64_t n) {
+    int status = TESSERA_SUCCESS;
+    int64_t i;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (i = 0; i < n; i++) {
+        const int e = fn(closure, i);
+        if (e != TESSERA_SUCCESS) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            status = e;
+        }
+    }
+    return status;
+}
+)C");
+
+    // Under the JIT these five are not compiled into every pipeline: its runtime module
     // (jit_runtime_source) defines them once, as tessera_jit_<name>, and the generated
     // code declares them.
     add("tessera_jit_report_error", "int tessera_jit_report_error(int code, const char *message);\n");
+    add("tessera_jit_parallel_for",
+        "int tessera_jit_parallel_for(int (*fn)(const void *, int64_t), const void *closure, int64_t n);\n");
     add("tessera_jit_format_error", "int tessera_jit_format_error(int code, const char *format, ...);\n");
     add("tessera_jit_check_buffer",
         "int tessera_jit_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code, int32_t type_bits,\n"
@@ -532,7 +555,7 @@ static inline int tessera_size_mul(uint64_t *bytes, int64_t extent) {
 /** The helpers that the JIT's runtime module provides. */
 bool in_jit_runtime(const std::string &name) {
     return name == "tessera_report_error" || name == "tessera_format_error" || name == "tessera_check_buffer" ||
-           name == "tessera_check_overlap";
+           name == "tessera_check_overlap" || name == "tessera_parallel_for";
 }
 
 const std::map<std::string, HelperDef> &registry() {
@@ -569,7 +592,7 @@ const std::string &jit_runtime_source() {
     static const std::string text = [] {
         HelperSet helpers;
         for (const char *name : {"tessera_report_error", "tessera_vformat_error", "tessera_check_buffer",
-                                 "tessera_check_overlap"})
+                                 "tessera_check_overlap", "tessera_parallel_for"})
             helpers.use(name);
         return "/* Tessera's JIT runtime: the error reporting of every JIT-compiled pipeline. */\n" +
                c_prelude_text(false) + "\n" + helpers.definitions() + R"C(
@@ -596,6 +619,10 @@ TESSERA_EXPORT int tessera_jit_format_error(int code, const char *format, ...) {
 TESSERA_EXPORT int tessera_jit_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
                                             int32_t type_bits, int32_t dimensions) {
     return tessera_check_buffer(b, name, type_code, type_bits, dimensions);
+}
+
+TESSERA_EXPORT int tessera_jit_parallel_for(int (*fn)(const void *, int64_t), const void *closure, int64_t n) {
+    return tessera_parallel_for(fn, closure, n);
 }
 
 TESSERA_EXPORT int tessera_jit_check_overlap(const tessera_buffer_t *output, const char *output_name,
