@@ -16,8 +16,11 @@
 #ifndef TESSERA_RUNTIME_H
 #define TESSERA_RUNTIME_H
 
+/* (Code compiled by Tessera's JIT declares these types itself, to spare the parse.) */
+#ifndef TESSERA_NO_SYSTEM_HEADERS
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
