@@ -32,6 +32,10 @@ namespace {
  * have stacks of a few MiB. */
 constexpr int64_t kStackAllocationBytes = 16 * 1024;
 
+/** A loop inside a parallel loop's iteration with at least this many loads and stores is
+ * a function of its own (see "outlined functions" below). */
+constexpr int kOutlinedLoopAccesses = 4;
+
 // ---------------------------------------------------------------------------------------
 // Names and literals
 
@@ -269,6 +273,7 @@ struct BufBinding {
     std::string ident;
     Type type;  // element type
     bool writable;
+    bool on_stack = false;  // a C array (a small allocation of constant size)
 };
 
 class Emitter {
@@ -487,18 +492,32 @@ public:
         for (const auto &[name, td] : vector_typedefs_) file << td << "\n";
         if (!vector_typedefs_.empty()) file << "\n";
         file << helpers_.definitions();
-        const bool outlined = !outlined_functions_.str().empty();
-        // Under the JIT, a pipeline with parallel loops is compiled as two translation units
-        // at once, from this one file: TESSERA_PART=1 the pipeline's function, =2 the
-        // functions of the parallel loops' iterations.
-        const bool parts = outlined && jit_runtime_;
-        if (outlined) {
+        // Under the JIT, a pipeline with outlined functions is compiled as two translation
+        // units at once, from this one file: TESSERA_PART=1 has the pipeline's function and
+        // TESSERA_PART=2 the largest outlined ones, as balanced in size as they come.
+        const bool parts = !outlined_.empty() && jit_runtime_;
+        std::string part1, part2;
+        if (!outlined_.empty()) {
             file << "#if defined(TESSERA_PART)\n#define TESSERA_OUTLINED __attribute__((visibility(\"hidden\")))\n"
                     "#else\n#define TESSERA_OUTLINED static\n#endif\n\n";
-            file << outlined_types_.str();
+            for (const Outlined &o : outlined_) file << o.type << "\n";
+            for (const Outlined &o : outlined_) file << o.prototype;
+            file << "\n";
+            std::vector<const Outlined *> bySize;
+            for (const Outlined &o : outlined_) bySize.push_back(&o);
+            std::stable_sort(bySize.begin(), bySize.end(), [](const Outlined *a, const Outlined *b) {
+                return a->definition.size() > b->definition.size();
+            });
+            size_t size1 = fn.str().size(), size2 = 0;
+            for (const Outlined *o : bySize) {
+                std::string &part = size2 <= size1 ? part2 : part1;
+                (size2 <= size1 ? size2 : size1) += o->definition.size();
+                part += o->definition + "\n";
+            }
             if (parts) file << "#if !defined(TESSERA_PART) || TESSERA_PART == 2\n";
-            file << outlined_functions_.str();
-            if (parts) file << "#else\n" << outlined_prototypes_.str() << "#endif\n\n#if !defined(TESSERA_PART) || TESSERA_PART == 1\n";
+            file << part2;
+            if (parts) file << "#endif\n\n#if !defined(TESSERA_PART) || TESSERA_PART == 1\n";
+            file << part1;
         }
         file << embedded.str();
         file << fn.str() << "\n";
@@ -579,9 +598,12 @@ private:
     std::map<std::string, std::string> vector_typedefs_;
 
     std::ostringstream body_;
-    // The functions of parallel loops' iterations: their closure types, definitions and
-    // declarations.
-    std::ostringstream outlined_types_, outlined_functions_, outlined_prototypes_;
+    // The outlined functions: parallel loops' iterations and the large loops inside them.
+    struct Outlined {
+        std::string name, type, definition, prototype;
+    };
+    std::vector<Outlined> outlined_;
+    int in_parallel_function_ = 0, in_outlined_loop_ = 0;
     int indent_ = 1;
     int next_temp_ = 0;
     HelperSet helpers_;
@@ -1490,9 +1512,9 @@ private:
             return;
         }
         case StmtKind::AssertStmt: emit_assert(as<AssertStmt>(s)); return;
-        case StmtKind::For: emit_for(as<For>(s)); return;
+        case StmtKind::For: emit_for(as<For>(s), s); return;
         case StmtKind::Store: emit_store(as<Store>(s)); return;
-        case StmtKind::Allocate: emit_allocate(as<Allocate>(s)); return;
+        case StmtKind::Allocate: emit_allocate(as<Allocate>(s), s); return;
         case StmtKind::Block: {
             const Block *b = as<Block>(s);
             emit_stmt(b->first);
@@ -1558,7 +1580,10 @@ private:
         close_block();
     }
 
-    void emit_for(const For *f) {
+    void emit_for(const For *f, const Stmt &self) {
+        if (in_parallel_function_ > 0 && in_outlined_loop_ == 0 && f->for_type == ForType::Serial &&
+            worth_outlining(self) && emit_outlined_loop(f, self))
+            return;
         statement_start();
         // Memory written in one iteration is read in the next: nothing read before the
         // loop, or in an earlier iteration, is reused inside it or after it.
@@ -1643,25 +1668,30 @@ private:
         }
     }
 
-    /** The outermost parallel loop as a function of its iteration, run by
-     * tessera_parallel_for (OpenMP in a generated file; the JIT runtime module's threads
-     * under the JIT, so that a pipeline compiles without OpenMP's outlining). The values
-     * the body uses from outside are passed in a closure struct and bound, in the
-     * function, to identifiers of the same names. False (nothing emitted) if one of them is
-     * not a scalar or native vector value. */
-    bool emit_outlined_parallel_loop(const For *f, const std::string &mn, const std::string &ex) {
+    // --- outlined functions ------------------------------------------------------------
+    //
+    // The outermost parallel loop's iteration is a function, run by tessera_parallel_for
+    // (OpenMP in a generated file; the JIT runtime module's threads under the JIT, so that a
+    // pipeline compiles without OpenMP's outlining), and so is each large loop inside it.
+    // The values a function uses from outside are passed in a closure struct and bound, in
+    // the function, to identifiers of the same names. Under the JIT the functions are
+    // compiled in two translation units at once, balanced by size (source()).
+
+    /** A value or buffer an outlined function uses from outside. */
+    struct Capture {
+        std::string ir_name, field, ctype;
+        bool buffer;
+        VarBinding var;
+        BufBinding buf;
+    };
+
+    /** The captures of s; false if one of them is not a scalar or a native vector. */
+    bool captures_of(const Stmt &s, const std::string &skip, std::vector<Capture> &captures) {
         UseCollector uses;
-        uses.include(f->body);
-        struct Capture {
-            std::string ir_name, field, ctype;
-            bool buffer;
-            VarBinding var;
-            BufBinding buf;
-        };
-        std::vector<Capture> captures;
+        uses.include(s);
         for (const std::string &name : uses.free_vars) {
             auto it = vars_.find(name);
-            if (it == vars_.end() || it->second.empty() || name == f->name) continue;
+            if (it == vars_.end() || it->second.empty() || name == skip) continue;
             const VarBinding &b = it->second.back();
             if (!b.type.is_scalar() && !b.native) return false;
             captures.push_back(Capture{name, b.ident, b.type.is_scalar() ? c_type_name(b.type) : vtype(b.type), false, b,
@@ -1674,31 +1704,34 @@ private:
             const std::string q = b.writable ? "" : "const ";
             captures.push_back(Capture{name, b.ident, q + c_type_name(b.type) + " *restrict", true, VarBinding{}, b});
         }
-        const Type t = f->min.type();
-        const std::string T = c_type_name(t);
-        const std::string fn = issue(fn_ + "_par");
-        const std::string closure = fn + "_closure";
+        return true;
+    }
 
-        // The closure type and the call, here.
-        std::ostringstream type;
-        type << "struct " << closure << " {\n    " << T << " _min;\n";
-        for (const Capture &c : captures) type << "    " << c.ctype << " " << c.field << ";\n";
-        type << "};\n";
+    /** Declares the closure struct of an outlined function `fn` (with `extra` fields first)
+     * and its value here, from the captured identifiers; returns the value's identifier. */
+    std::string closure_here(const std::string &fn, const std::vector<Capture> &captures,
+                             const std::vector<std::pair<std::string, std::string>> &extra, std::string &type) {
+        std::ostringstream t;
+        t << "struct " << fn << "_closure {\n";
+        for (size_t k = 0; k < extra.size(); k++) t << "    " << extra[k].first << " _" << k << ";\n";
+        for (const Capture &c : captures) t << "    " << c.ctype << " " << c.field << ";\n";
+        if (extra.empty() && captures.empty()) t << "    int _unused;\n";
+        t << "};\n";
+        type = t.str();
+        std::string init;
+        for (const auto &[ctype, value] : extra) init += (init.empty() ? "" : ", ") + value;
+        for (const Capture &c : captures) init += (init.empty() ? "" : ", ") + c.field;
+        if (init.empty()) init = "0";
         const std::string cv = issue("_c");
-        std::string init = "{" + mn;
-        for (const Capture &c : captures) init += ", " + c.field;
-        line("const struct " + closure + " " + cv + " = " + init + "};");
-        const std::string status = issue("_par_status");
-        line("const int " + status + " = " + helpers_.use("tessera_parallel_for") + "(" + fn + ", (const void *)&" + cv +
-             ", (int64_t)" + ex + ");");
-        open_block("if (" + status + " != TESSERA_SUCCESS)");
-        uses_cleanup_ = true;
-        line("_status = " + status + ";");
-        line("goto tessera_cleanup;");
-        close_block();
+        line("const struct " + fn + "_closure " + cv + " = {" + init + "};");
+        return cv;
+    }
 
-        // The function, emitted apart with none of the enclosing C blocks' identifiers or
-        // values: only the captured ones, rebound from the closure.
+    /** Emits the body of an outlined function apart, with none of the enclosing C blocks'
+     * identifiers or values: only the captured ones, rebound from the closure `ci` of type
+     * `closure`. `emit` emits its statements; errors end the function with their code. */
+    std::string outlined_body(const std::string &closure, const std::string &ci, const std::vector<Capture> &captures,
+                              const std::function<void()> &emit) {
         std::ostringstream saved_body;
         std::swap(saved_body, body_);
         const int saved_indent = indent_;
@@ -1707,8 +1740,8 @@ private:
         std::vector<CacheLevel> saved_cache;
         std::swap(saved_cache, cache_);
         indent_ = 1;
-        const std::string ci = declare("_closure");
-        for (Capture &c : captures) {
+        scopes_.back().insert(ci);
+        for (const Capture &c : captures) {
             const std::string id = declare(c.field);
             line((c.buffer ? "" : "const ") + c.ctype + " " + id + " = ((const struct " + closure + " *)" + ci + ")->" +
                  c.field + ";");
@@ -1721,38 +1754,141 @@ private:
                 vars_[c.ir_name].push_back(b);
             }
         }
-        const std::string counter = declare(issue(sanitize_identifier(f->name) + "_i"));
-        const std::string x = declare_var(f->name, t);
-        const std::string mn_field = "((const struct " + closure + " *)" + ci + ")->_min";
-        line("const " + T + " " + x + " = (" + T + ")((uint64_t)" + mn_field + " + (uint64_t)" + counter + ");" +
-             name_comment(f->name, x));
         parallel_.push_back(ParallelScope{issue("_par_status"), issue("_par_end"), {}, {}, false, false});
-        emit_stmt(f->body);
+        emit();
         const ParallelScope ps = parallel_.back();
         parallel_.pop_back();
-        vars_[f->name].pop_back();
         for (const Capture &c : captures) {
             if (c.buffer) bufs_[c.ir_name].pop_back();
             else vars_[c.ir_name].pop_back();
         }
         std::ostringstream fun;
-        fun << "/* An iteration of the parallel loop " << comment_text(f->name) << " of " << fn_ << ". */\n";
-        fun << "TESSERA_OUTLINED int " << fn << "(const void *" << ci << ", int64_t " << counter << ") {\n";
         fun << "    int " << ps.status << " = TESSERA_SUCCESS;\n";
         for (const std::string &a : ps.allocations) fun << "    " << a << "\n";
         fun << body_.str();
         if (ps.label_used) fun << ps.end_label << ":;\n";
         for (const std::string &id : ps.idents) fun << "    free(" << id << ");\n";
         fun << "    return " << ps.status << ";\n}\n";
-        outlined_types_ << type.str() << "\n";
-        outlined_functions_ << fun.str() << "\n";
-        outlined_prototypes_ << "TESSERA_OUTLINED int " << fn << "(const void *, int64_t);\n";
 
         std::swap(saved_body, body_);
         indent_ = saved_indent;
         std::swap(saved_scopes, scopes_);
         std::swap(saved_cache, cache_);
+        return fun.str();
+    }
+
+    /** The outermost parallel loop as a function of its iteration. False (nothing emitted)
+     * if a value it uses cannot be captured. */
+    bool emit_outlined_parallel_loop(const For *f, const std::string &mn, const std::string &ex) {
+        std::vector<Capture> captures;
+        if (!captures_of(f->body, f->name, captures)) return false;
+        const Type t = f->min.type();
+        const std::string T = c_type_name(t);
+        const std::string fn = issue(fn_ + "_par");
+        std::string type;
+        const std::string cv = closure_here(fn, captures, {{T, mn}}, type);
+        const std::string status = issue("_par_status");
+        line("const int " + status + " = " + helpers_.use("tessera_parallel_for") + "(" + fn + ", (const void *)&" + cv +
+             ", (int64_t)" + ex + ");");
+        open_block("if (" + status + " != TESSERA_SUCCESS)");
+        uses_cleanup_ = true;
+        line("_status = " + status + ";");
+        line("goto tessera_cleanup;");
+        close_block();
+
+        const std::string closure = fn + "_closure", ci = issue("_closure");
+        const std::string counter = issue(sanitize_identifier(f->name) + "_i");
+        in_parallel_function_++;
+        const std::string body = outlined_body(closure, ci, captures, [&] {
+            scopes_.back().insert(counter);
+            const std::string x = declare_var(f->name, t);
+            line("const " + T + " " + x + " = (" + T + ")((uint64_t)((const struct " + closure + " *)" + ci +
+                 ")->_0 + (uint64_t)" + counter + ");" + name_comment(f->name, x));
+            emit_stmt(f->body);
+            vars_[f->name].pop_back();
+        });
+        in_parallel_function_--;
+        add_outlined(fn, type,
+                     "/* An iteration of the parallel loop " + comment_text(f->name) + " of " + fn_ + ". */\n" +
+                         "TESSERA_OUTLINED int " + fn + "(const void *" + ci + ", int64_t " + counter + ") {\n" + body,
+                     "TESSERA_OUTLINED int " + fn + "(const void *, int64_t);\n");
         return true;
+    }
+
+    /** A large loop inside the parallel loop's function, as a function of its own, so
+     * that the C compiler's work is split more evenly between the translation units. */
+    bool emit_outlined_loop(const For *f, const Stmt &loop) { return emit_outlined_statement(loop, f->name); }
+
+    /** A statement (a large loop, or a small array and the block that uses it) inside the
+     * parallel loop's function, as a function of its own. */
+    bool emit_outlined_statement(const Stmt &loop, const std::string &what) {
+        std::vector<Capture> captures;
+        if (!captures_of(loop, "", captures)) return false;
+        const std::string fn = issue(fn_ + "_" + sanitize_identifier(what));
+        std::string type;
+        const std::string cv = closure_here(fn, captures, {}, type);
+        const std::string e = issue("_e");
+        line("const int " + e + " = " + fn + "((const void *)&" + cv + ");");
+        open_block("if (" + e + " != TESSERA_SUCCESS)");
+        fail_with(e);
+        close_block();
+        memory_changed();
+
+        const std::string closure = fn + "_closure", ci = issue("_closure");
+        in_outlined_loop_++;
+        const std::string body = outlined_body(closure, ci, captures, [&] { emit_stmt(loop); });
+        in_outlined_loop_--;
+        add_outlined(fn, type,
+                     "/* " + comment_text(what) + " of " + fn_ + ". */\n" + "TESSERA_OUTLINED int " + fn +
+                         "(const void *" + ci + ") {\n" + body,
+                     "TESSERA_OUTLINED int " + fn + "(const void *);\n");
+        return true;
+    }
+
+    /** A loop with kOutlinedLoopAccesses loads and stores or more, none of whose inner
+     * loops has as many: the innermost large loops are outlined, so that the work of
+     * compiling them divides between the translation units. */
+    bool worth_outlining(const Stmt &loop) {
+        if (memory_accesses(loop) < kOutlinedLoopAccesses) return false;
+        UseCollector uses;
+        uses.include(loop);
+        for (const std::string &b : uses.free_buffers) {
+            auto it = bufs_.find(b);
+            if (it != bufs_.end() && !it->second.empty() && it->second.back().on_stack) return false;
+        }
+        struct Inner : IRVisitor {
+            bool large = false;
+            using IRVisitor::include;
+            void visit(const For *op) override {
+                large = large || memory_accesses(op->body) >= kOutlinedLoopAccesses;
+                IRVisitor::visit(op);
+            }
+        } inner;
+        inner.include(as<For>(loop)->body);
+        return !inner.large;
+    }
+
+    /** The loads and stores in a statement, a measure of its size. */
+    static int memory_accesses(const Stmt &loop) {
+        struct Count : IRVisitor {
+            int n = 0;
+            using IRVisitor::include;
+            void visit(const Load *op) override {
+                n++;
+                IRVisitor::visit(op);
+            }
+            void visit(const Store *op) override {
+                n++;
+                IRVisitor::visit(op);
+            }
+        } c;
+        c.include(loop);
+        return c.n;
+    }
+
+    void add_outlined(const std::string &name, const std::string &type, const std::string &definition,
+                      const std::string &prototype) {
+        outlined_.push_back(Outlined{name, type, definition, prototype});
     }
 
     void emit_store(const Store *st) {
@@ -1784,7 +1920,7 @@ private:
             line(b.ident + "[" + lane(idx, i) + "] = " + lane(val, i) + ";" + (i == 0 ? prov : std::string()));
     }
 
-    void emit_allocate(const Allocate *a) {
+    void emit_allocate(const Allocate *a, const Stmt &self) {
         statement_start();
         memory_changed();
         TESSERA_INTERNAL_ASSERT(a->type.is_scalar(), "allocation \"" << a->name << "\" of vector type "
@@ -1810,6 +1946,12 @@ private:
             elements = std::min(elements * c->value, kStackAllocationBytes + 1);
         }
         if (elements >= 0 && elements * a->type.bytes() <= kStackAllocationBytes) {
+            // Inside a parallel loop's function, an array whose block holds a large loop is
+            // outlined with it (a loop alone would see the array through a pointer, and the
+            // C compiler would no longer keep its elements in registers).
+            if (in_parallel_function_ > 0 && in_outlined_loop_ == 0 &&
+                memory_accesses(a->body) >= kOutlinedLoopAccesses && emit_outlined_statement(self, a->name))
+                return;
             std::string dims;
             for (size_t i = 0; i < a->extents.size(); i++) dims += (i ? " x " : "") + std::to_string(as<IntImm>(a->extents[i])->value);
             line("/* allocate " + comment_text(a->name) + ": " + a->type.to_string() + "[" + comment_text(dims) +
@@ -1821,7 +1963,7 @@ private:
             if (visible(id)) id = issue(id);
             scopes_.back().insert(id);
             line(ct + " " + id + "[" + std::to_string(std::max<int64_t>(elements, 1)) + "];" + name_comment(a->name, id));
-            bufs_[a->name].push_back(BufBinding{id, a->type, true});
+            bufs_[a->name].push_back(BufBinding{id, a->type, true, true});
             emit_stmt(a->body);
             bufs_[a->name].pop_back();
             memory_changed();  // the name may mean an outer buffer again

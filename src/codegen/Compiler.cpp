@@ -201,7 +201,7 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
         // loops' iterations) compiled at once, then linked.
         const std::string part1 = tmp + ".1.o", part2 = tmp + ".2.o", log2 = log_tmp + ".2";
         auto compile_part = [&](int k, const std::string &obj) {
-            return o.cc + " " + o.flags + " -DTESSERA_PART=" + std::to_string(k) + " -c -o " + shell_quote(obj) + " " +
+            return o.cc + " " + o.flags + " -pipe -DTESSERA_PART=" + std::to_string(k) + " -c -o " + shell_quote(obj) + " " +
                    shell_quote(src);
         };
         const pid_t second = start_command(compile_part(2, part2), log2);
@@ -222,7 +222,7 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
         fs::remove(part1, ec);
         fs::remove(part2, ec);
     } else {
-        command = o.cc + " " + o.flags + (kind == Output::SharedObject ? " -shared" : " -c") + " -o " +
+        command = o.cc + " " + o.flags + (kind == Output::SharedObject ? " -shared" : " -c") + " -pipe -o " +
                   shell_quote(tmp) + " " + shell_quote(src);
         if (kind == Output::SharedObject) command += link_flags;
         status = run_command(command, log_tmp);

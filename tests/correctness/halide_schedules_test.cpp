@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -102,6 +105,17 @@ TEST(HalideSchedules, TiledMatmulWithUnrolledAccumulators) {
     prod.compute_at(result, yi).vectorize(x, 8).unroll(y);
     prod.update().reorder(x, y, k).vectorize(x, 8).unroll(x).unroll(y);
     expect_matches(result, {0, 0}, {n, n}, "matmul");
+
+    // The parallel loop's iteration is a function, and the accumulator tile with the loops
+    // that use it another (outlined together, so that the tile's elements stay in
+    // registers), each compiled in its own translation unit under the JIT.
+    const std::string file = ::testing::TempDir() + "/tiled_matmul.c";
+    result.compile_to_c(file, {A, B});
+    std::ifstream in(file);
+    const std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(c.find("TESSERA_OUTLINED int result_par(const void *"), std::string::npos) << c;
+    EXPECT_NE(c.find("TESSERA_OUTLINED int result_prod(const void *"), std::string::npos) << c;
+    EXPECT_NE(c.find("int32_t prod["), std::string::npos) << "the tile is a C array\n" << c;
 }
 
 TEST(HalideSchedules, DivisionByZeroUnderARoundUpSplit) {
