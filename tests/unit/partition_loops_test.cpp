@@ -103,4 +103,23 @@ TEST(PartitionLoops, BoundariesOfAnUpdateKeepTheirOrder) {
     EXPECT_EQ(clamps_per_loop(p, "f.s1.xo"), (std::vector<int>{2, 0, 2})) << p;
 }
 
+TEST(PartitionLoops, ShiftInwardsBaseOfASmallVectorLoopIsPeeled) {
+    // x = min(xo * 8, m - 8) + xv, no clamp: the steady state uses xo * 8 (no min), the
+    // last iteration keeps it.
+    const Expr x = Add::make(Min::make(Mul::make(var("xo"), i32(8)), Sub::make(var("m"), i32(8))), var("xv"));
+    Stmt body = LetStmt::make("x", x, Store::make("out", Load::make(Int(32), "in", var("x")), var("x"), nullptr));
+    Stmt s = For::make("xo", i32(0), var("n"), ForType::Serial, For::make("xv", i32(0), i32(8), ForType::Vectorized, body));
+    EXPECT_EQ(clamps_per_loop(lower::partition_loops(s), "xo"), (std::vector<int>{0, 1})) << lower::partition_loops(s);
+}
+
+TEST(PartitionLoops, ShiftInwardsBaseOfALargeBodyIsKept) {
+    // The same with five loads: a copy of the body would cost more than the min.
+    const Expr x = Add::make(Min::make(Mul::make(var("xo"), i32(8)), Sub::make(var("m"), i32(8))), var("xv"));
+    Expr sum = Load::make(Int(32), "in", var("x"));
+    for (int k = 1; k < 5; k++) sum = Add::make(sum, Load::make(Int(32), "in", Add::make(var("x"), i32(k))));
+    Stmt body = LetStmt::make("x", x, Store::make("out", sum, var("x"), nullptr));
+    Stmt s = For::make("xo", i32(0), var("n"), ForType::Serial, For::make("xv", i32(0), i32(8), ForType::Vectorized, body));
+    EXPECT_EQ(clamps_per_loop(lower::partition_loops(s), "xo"), (std::vector<int>{1})) << lower::partition_loops(s);
+}
+
 }  // namespace
