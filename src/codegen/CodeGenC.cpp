@@ -1849,7 +1849,7 @@ private:
      * loops has as many: the innermost large loops are outlined, so that the work of
      * compiling them divides between the translation units. */
     bool worth_outlining(const Stmt &loop) {
-        if (memory_accesses(loop) < kOutlinedLoopAccesses) return false;
+        if (ir::memory_accesses(loop) < kOutlinedLoopAccesses) return false;
         UseCollector uses;
         uses.include(loop);
         for (const std::string &b : uses.free_buffers) {
@@ -1860,30 +1860,12 @@ private:
             bool large = false;
             using IRVisitor::include;
             void visit(const For *op) override {
-                large = large || memory_accesses(op->body) >= kOutlinedLoopAccesses;
+                large = large || ir::memory_accesses(op->body) >= kOutlinedLoopAccesses;
                 IRVisitor::visit(op);
             }
         } inner;
         inner.include(as<For>(loop)->body);
         return !inner.large;
-    }
-
-    /** The loads and stores in a statement, a measure of its size. */
-    static int memory_accesses(const Stmt &loop) {
-        struct Count : IRVisitor {
-            int n = 0;
-            using IRVisitor::include;
-            void visit(const Load *op) override {
-                n++;
-                IRVisitor::visit(op);
-            }
-            void visit(const Store *op) override {
-                n++;
-                IRVisitor::visit(op);
-            }
-        } c;
-        c.include(loop);
-        return c.n;
     }
 
     void add_outlined(const std::string &name, const std::string &type, const std::string &definition,
@@ -1950,7 +1932,7 @@ private:
             // outlined with it (a loop alone would see the array through a pointer, and the
             // C compiler would no longer keep its elements in registers).
             if (in_parallel_function_ > 0 && in_outlined_loop_ == 0 &&
-                memory_accesses(a->body) >= kOutlinedLoopAccesses && emit_outlined_statement(self, a->name))
+                ir::memory_accesses(a->body) >= kOutlinedLoopAccesses && emit_outlined_statement(self, a->name))
                 return;
             std::string dims;
             for (size_t i = 0; i < a->extents.size(); i++) dims += (i ? " x " : "") + std::to_string(as<IntImm>(a->extents[i])->value);

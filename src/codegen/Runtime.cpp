@@ -455,23 +455,17 @@ TESSERA_COLD static int tessera_report_error(int code, const char *message) {
     return code;
 }
 )C", {"tessera_attributes"});
-    add("tessera_vformat_error", R"C(/* Formats a message (printf-style, truncated at 1023 characters), calls the error
+    add("tessera_format_error", R"C(/* Formats a message (printf-style, truncated at 1023 characters), calls the error
  * handler with it and returns the error code. */
-TESSERA_COLD static int tessera_vformat_error(int code, const char *format, va_list args) {
+TESSERA_COLD static int tessera_format_error(int code, const char *format, ...) {
     char text[1024];
+    va_list args;
+    va_start(args, format);
     vsnprintf(text, sizeof(text), format, args);
+    va_end(args);
     return tessera_report_error(code, text);
 }
 )C", {"tessera_report_error"});
-    add("tessera_format_error", R"C(TESSERA_COLD static int tessera_format_error(int code, const char *format, ...) {
-    int status;
-    va_list args;
-    va_start(args, format);
-    status = tessera_vformat_error(code, format, args);
-    va_end(args);
-    return status;
-}
-)C", {"tessera_vformat_error"});
     add("tessera_check_buffer", R"C(/* TESSERA_SUCCESS if b is a buffer of the given element type and dimensionality with
  * memory (or empty) and non-negative extents; otherwise reports why. */
 TESSERA_NOINLINE static int tessera_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
@@ -643,7 +637,7 @@ std::string HelperSet::definitions() const {
 const std::string &jit_runtime_source() {
     static const std::string text = [] {
         HelperSet helpers;
-        for (const char *name : {"tessera_report_error", "tessera_vformat_error", "tessera_check_buffer",
+        for (const char *name : {"tessera_report_error", "tessera_format_error", "tessera_check_buffer",
                                  "tessera_check_overlap", "tessera_parallel_for"})
             helpers.use(name);
         return "/* Tessera's JIT runtime: the error reporting of every JIT-compiled pipeline. */\n" +
@@ -659,14 +653,9 @@ TESSERA_EXPORT int tessera_jit_report_error(int code, const char *message) {
     return tessera_report_error(code, message);
 }
 
-TESSERA_EXPORT int tessera_jit_format_error(int code, const char *format, ...) {
-    int status;
-    va_list args;
-    va_start(args, format);
-    status = tessera_vformat_error(code, format, args);
-    va_end(args);
-    return status;
-}
+/* The variadic one is the helper itself, under the exported name. */
+TESSERA_EXPORT int tessera_jit_format_error(int code, const char *format, ...)
+    __attribute__((alias("tessera_format_error")));
 
 TESSERA_EXPORT int tessera_jit_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
                                             int32_t type_bits, int32_t dimensions) {

@@ -108,4 +108,21 @@ bool reads_memory(const Expr &e) {
     return f.found;
 }
 
+int memory_accesses(const Stmt &s) {
+    struct Count : IRVisitor {
+        int n = 0;
+        using IRVisitor::include;
+        void visit(const Load *op) override {
+            n++;
+            IRVisitor::visit(op);
+        }
+        void visit(const Store *op) override {
+            n++;
+            IRVisitor::visit(op);
+        }
+    } c;
+    c.include(s);
+    return c.n;
+}
+
 }  // namespace tessera::ir

@@ -23,4 +23,7 @@ bool uses_var(const Stmt &s, const std::string &name);
 /** Does the expression read memory (contain a Load)? */
 bool reads_memory(const Expr &e);
 
+/** The loads and stores in s: a measure of the size of a loop's body. */
+int memory_accesses(const Stmt &s);
+
 }  // namespace tessera::ir

@@ -148,7 +148,6 @@ public:
     std::vector<ShiftMin> shift_mins;
     bool has_vector_loop = false;
     bool has_serial_loop = false;  // a loop inside that is not vectorized or unrolled
-    int memory_accesses = 0;       // loads and stores
     /** Every name a let or a loop inside the body defines. */
     std::set<std::string> defined;
     using IRVisitor::include;
@@ -195,14 +194,7 @@ protected:
         IRVisitor::visit(op);
     }
     void visit(const Allocate *op) override { IRVisitor::visit(op); }
-    void visit(const Load *op) override {
-        memory_accesses++;
-        IRVisitor::visit(op);
-    }
-    void visit(const Store *op) override {
-        memory_accesses++;
-        IRVisitor::visit(op);
-    }
+
 
 private:
     void shift_min(const Min *op) {
@@ -336,7 +328,7 @@ protected:
                 for (const auto &[node, a] : c.inner_mins) unclamped[node] = a;
             }
         }
-        if (find.has_vector_loop && !find.has_serial_loop && find.memory_accesses <= kMaxShiftPartitionAccesses) {
+        if (find.has_vector_loop && !find.has_serial_loop && memory_accesses(op->body) <= kMaxShiftPartitionAccesses) {
             for (const FindGuards::ShiftMin &m : find.shift_mins) {
                 if (unclamped.count(m.node)) continue;  // already peeled inside a clamp
                 Expr l = lo, h = hi;
