@@ -178,7 +178,10 @@ std::string cache_dir_of(const CCompilerOptions &o) {
     return dir;
 }
 
-enum class Output { SharedObject, Object };
+// A pipeline's shared object for the JIT; the JIT's runtime module (also shared, but linked
+// with the system libraries: it is the one that uses OpenMP, whose library the compiler
+// picks, libgomp or libomp); an object file.
+enum class Output { SharedObject, RuntimeModule, Object };
 
 // Compiles `source` (kept in the cache directory as <stem>.c) into `final_path`, through a
 // temporary file beside it and a rename. `stem` is "<function>-<hash>"; a failure keeps the
@@ -189,14 +192,16 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
     if (!fs::exists(src) || read_file(src) != source) write_file_atomically(src, source);
     const std::string tmp = final_path + unique_suffix();
     const std::string log_tmp = dir + "/" + stem + ".log" + unique_suffix();
-    // A shared object is only ever loaded by the JIT, into a process that has the C and
-    // math libraries (and libgomp, which load_jit_runtime opens): it needs no search for
-    // them at link time, which is most of the link's time (18 -> 5 ms). libgcc is linked
-    // statically, for the helpers the compiler may call.
-    const std::string link_flags = " -nostdlib -lgcc";
+    // A pipeline's shared object is only ever loaded by the JIT, into a process that has
+    // the C and math libraries (and, through the runtime module, loaded first and global,
+    // the OpenMP library): it needs no search for them at link time, which is most of the
+    // link's time (18 -> 5 ms). libgcc is linked statically, for the helpers the compiler
+    // may call.
+    const std::string link_flags = kind == Output::RuntimeModule ? " -lm" : " -nostdlib -lgcc";
+    const bool shared = kind != Output::Object;
     std::string command;
     int status = -1;
-    if (kind == Output::SharedObject && source.find("#if !defined(TESSERA_PART) || TESSERA_PART == 2") != std::string::npos) {
+    if (shared && source.find("#if !defined(TESSERA_PART) || TESSERA_PART == 2") != std::string::npos) {
         // The two parts of the file (CodeGenC: the pipeline's function, and its parallel
         // loops' iterations) compiled at once, then linked.
         const std::string part1 = tmp + ".1.o", part2 = tmp + ".2.o", log2 = log_tmp + ".2";
@@ -222,9 +227,9 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
         fs::remove(part1, ec);
         fs::remove(part2, ec);
     } else {
-        command = o.cc + " " + o.flags + (kind == Output::SharedObject ? " -shared" : " -c") + " -pipe -o " +
-                  shell_quote(tmp) + " " + shell_quote(src);
-        if (kind == Output::SharedObject) command += link_flags;
+        command = o.cc + " " + o.flags + (shared ? " -shared" : " -c") + " -pipe -o " + shell_quote(tmp) + " " +
+                  shell_quote(src);
+        if (shared) command += link_flags;
         status = run_command(command, log_tmp);
     }
     std::error_code ec;
@@ -247,7 +252,7 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
 
 std::string cache_stem(const std::string &fn, const std::string &what, const std::string &source,
                        const CCompilerOptions &o) {
-    std::string key = "tessera-c-2";  // bumped when the compile or link command changes
+    std::string key = "tessera-c-3";  // bumped when the compile or link command changes
     for (const std::string *part : {&what, &o.cc, &o.flags, &source}) {
         key += '\0';
         key += *part;
@@ -378,7 +383,7 @@ void load_jit_runtime(const CCompilerOptions &cc) {
     };
     void *h = fs::exists(so) ? open() : nullptr;
     if (!h) {
-        compile_c(source, "tessera_jit_runtime", o, Output::SharedObject, dir, stem, so);
+        compile_c(source, "tessera_jit_runtime", o, Output::RuntimeModule, dir, stem, so);
         h = open();
     }
     void *set = h ? ::dlsym(h, "tessera_jit_set_error_handler") : nullptr;

@@ -654,7 +654,7 @@ TESSERA_EXPORT int tessera_jit_report_error(int code, const char *message) {
 }
 
 /* The variadic one is the helper itself, under the exported name. */
-TESSERA_EXPORT int tessera_jit_format_error(int code, const char *format, ...)
+TESSERA_EXPORT TESSERA_COLD int tessera_jit_format_error(int code, const char *format, ...)
     __attribute__((alias("tessera_format_error")));
 
 TESSERA_EXPORT int tessera_jit_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code,
