@@ -32,8 +32,16 @@
 // extents, the output overlapping an input), internal allocations are checked for size
 // and failure, and every exit after an error frees what was allocated.
 //
-// Loops of every ForType are emitted as serial loops for now; vector expressions (Ramp,
-// Broadcast, vector Loads and Stores) are emitted lane by lane.
+// Vectorized code is GCC/Clang vector-extension code (lane by lane where a value has no
+// native vector type). The outermost parallel loop's iteration is a function of its own,
+// run by tessera_parallel_for (OpenMP), and so are the large loops inside it (and small
+// arrays with the blocks that use them), their outside values passed in closure structs.
+// Small allocations of constant size are C arrays.
+//
+// Under the JIT (CodeGenOptions::jit_runtime) the file declares the standard library's
+// functions through compiler builtins instead of including its headers, calls the JIT
+// runtime module's tessera_jit_* helpers instead of defining them, and splits into two
+// translation units (TESSERA_PART=1/2) that the JIT compiles at once.
 
 #include <string>
 
