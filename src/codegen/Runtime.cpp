@@ -149,16 +149,46 @@ typedef __SIZE_TYPE__ size_t;
 void *malloc(size_t size);
 void free(void *pointer);
 )TESSERA_PRELUDE";
-    for (const char *f : {"sqrt", "exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
-                          "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "rint", "trunc", "fabs", "fma"}) {
+    // The exactly rounded functions are the compiler's builtins (one instruction); the
+    // others are declared by library_math_functions().
+    for (const char *f : {"sqrt", "floor", "ceil", "rint", "trunc", "fabs", "fma"}) {
         s += "#define " + std::string(f) + " __builtin_" + f + "\n";
         s += "#define " + std::string(f) + "f __builtin_" + f + "f\n";
     }
     return s;
 }
 
+/** The math functions whose results the C library rounds its own way (exp, sin, ...),
+ * declared under other names bound to the library's symbols: the C compiler recognizes
+ * sinhf(2.5f) as its builtin and folds it, correctly rounded, where the library (and the
+ * reference interpreter, which calls it) may differ in the last bit; under another name it
+ * is a call (const: hoisted and shared, never folded). GCC and Clang (asm labels); other
+ * compilers call the functions the headers declare. */
+std::string library_math_functions() {
+    std::string s = "#if defined(__GNUC__)\n";
+    for (const char *f : {"exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+                          "acosh", "atanh"}) {
+        for (const char *t : {"double", "float"}) {
+            const std::string name = std::string(f) + (t[0] == 'f' ? "f" : "");
+            s += std::string(t) + " tessera_libm_" + name + "(" + t + ") __asm__(\"" + name + "\") __attribute__((const));\n";
+            s += "#define " + name + " tessera_libm_" + name + "\n";
+        }
+    }
+    for (const char *f : {"pow", "atan2"}) {
+        for (const char *t : {"double", "float"}) {
+            const std::string name = std::string(f) + (t[0] == 'f' ? "f" : "");
+            s += std::string(t) + " tessera_libm_" + name + "(" + t + ", " + t + ") __asm__(\"" + name + "\")" +
+                 " __attribute__((const));\n";
+            s += "#define " + name + " tessera_libm_" + name + "\n";
+        }
+    }
+    s += "#endif\n";
+    return s;
+}
+
 std::string c_prelude_common(bool jit_runtime) {
-    return std::string(jit_runtime ? freestanding_declarations() : kSystemHeaders) + R"TESSERA_PRELUDE(
+    return std::string(jit_runtime ? freestanding_declarations() : kSystemHeaders) + library_math_functions() +
+           R"TESSERA_PRELUDE(
 /* This code computes exactly what Tessera's semantics define, bit for bit for floats.
  * It must be compiled without fast-math and without excess precision, and a * b + c must
  * not be contracted into a fused multiply-add (the pragmas below forbid that). */

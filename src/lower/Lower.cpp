@@ -230,6 +230,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("vectorize loops", [&] { return vectorize_loops(s); });
     s = run("widen indices", [&] { return widen_indices(s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
+    s = run("hoist constant calls", [&] { return hoist_constant_calls(s); });
 
     p.name = output->name;
     p.output = output;

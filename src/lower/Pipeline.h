@@ -130,6 +130,9 @@ ir::Stmt widen_indices(ir::Stmt s);
 /** Guards and boundary clamps are peeled off the steady state of loops. */
 ir::Stmt partition_loops(ir::Stmt s);
 
+/** Math-library calls on constant arguments are computed once, in lets at the top. */
+ir::Stmt hoist_constant_calls(ir::Stmt s);
+
 /** The guards inside a vector loop that partitioning cannot peel are decided once for all
  * lanes: a copy of the loop without them runs when they hold for every lane. */
 ir::Stmt specialize_guards(ir::Stmt s);
