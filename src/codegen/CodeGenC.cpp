@@ -600,7 +600,7 @@ private:
     std::ostringstream body_;
     // The outlined functions: parallel loops' iterations and the large loops inside them.
     struct Outlined {
-        std::string name, type, definition, prototype;
+        std::string type, definition, prototype;
     };
     std::vector<Outlined> outlined_;
     int in_parallel_function_ = 0, in_outlined_loop_ = 0;
@@ -1582,7 +1582,7 @@ private:
 
     void emit_for(const For *f, const Stmt &self) {
         if (in_parallel_function_ > 0 && in_outlined_loop_ == 0 && f->for_type == ForType::Serial &&
-            worth_outlining(self) && emit_outlined_loop(f, self))
+            worth_outlining(self) && emit_outlined_statement(self, f->name))
             return;
         statement_start();
         // Memory written in one iteration is read in the next: nothing read before the
@@ -1808,19 +1808,17 @@ private:
             vars_[f->name].pop_back();
         });
         in_parallel_function_--;
-        add_outlined(fn, type,
-                     "/* An iteration of the parallel loop " + comment_text(f->name) + " of " + fn_ + ". */\n" +
-                         "TESSERA_OUTLINED int " + fn + "(const void *" + ci + ", int64_t " + counter + ") {\n" + body,
-                     "TESSERA_OUTLINED int " + fn + "(const void *, int64_t);\n");
+        outlined_.push_back(Outlined{type,
+                                     "/* An iteration of the parallel loop " + comment_text(f->name) + " of " + fn_ +
+                                         ". */\nTESSERA_OUTLINED int " + fn + "(const void *" + ci + ", int64_t " +
+                                         counter + ") {\n" + body,
+                                     "TESSERA_OUTLINED int " + fn + "(const void *, int64_t);\n"});
         return true;
     }
 
-    /** A large loop inside the parallel loop's function, as a function of its own, so
-     * that the C compiler's work is split more evenly between the translation units. */
-    bool emit_outlined_loop(const For *f, const Stmt &loop) { return emit_outlined_statement(loop, f->name); }
-
     /** A statement (a large loop, or a small array and the block that uses it) inside the
-     * parallel loop's function, as a function of its own. */
+     * parallel loop's function, as a function of its own, so that the C compiler's work is
+     * split more evenly between the translation units. */
     bool emit_outlined_statement(const Stmt &loop, const std::string &what) {
         std::vector<Capture> captures;
         if (!captures_of(loop, "", captures)) return false;
@@ -1838,10 +1836,10 @@ private:
         in_outlined_loop_++;
         const std::string body = outlined_body(closure, ci, captures, [&] { emit_stmt(loop); });
         in_outlined_loop_--;
-        add_outlined(fn, type,
-                     "/* " + comment_text(what) + " of " + fn_ + ". */\n" + "TESSERA_OUTLINED int " + fn +
-                         "(const void *" + ci + ") {\n" + body,
-                     "TESSERA_OUTLINED int " + fn + "(const void *);\n");
+        outlined_.push_back(Outlined{type,
+                                     "/* " + comment_text(what) + " of " + fn_ + ". */\nTESSERA_OUTLINED int " + fn +
+                                         "(const void *" + ci + ") {\n" + body,
+                                     "TESSERA_OUTLINED int " + fn + "(const void *);\n"});
         return true;
     }
 
@@ -1866,11 +1864,6 @@ private:
         } inner;
         inner.include(as<For>(loop)->body);
         return !inner.large;
-    }
-
-    void add_outlined(const std::string &name, const std::string &type, const std::string &definition,
-                      const std::string &prototype) {
-        outlined_.push_back(Outlined{name, type, definition, prototype});
     }
 
     void emit_store(const Store *st) {

@@ -1,6 +1,8 @@
 #include "codegen/Runtime.h"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -111,8 +113,8 @@ const char *const kSystemHeaders = R"TESSERA_PRELUDE(#include <limits.h>
 
 /** What the generated code uses of the standard headers, declared through the compiler's
  * predefined macros and builtins (GCC and Clang, the JIT's compilers): parsing the headers
- * is a tenth of a small pipeline's compile time. The math functions are the compiler's
- * builtins, which call the C library's functions (the same ones the headers declare). */
+ * is a tenth of a small pipeline's compile time. The exactly rounded math functions are
+ * the compiler's builtins; the others are library_math_functions(). */
 std::string freestanding_declarations() {
     std::string s = R"TESSERA_PRELUDE(#define TESSERA_NO_SYSTEM_HEADERS 1
 typedef __INT8_TYPE__ int8_t;
@@ -629,9 +631,11 @@ static int tessera_parallel_for(int (*fn)(const void *, int64_t), const void *cl
 }
 
 /** The helpers that the JIT's runtime module provides. */
+const char *const kJitRuntimeHelpers[] = {"tessera_report_error", "tessera_format_error", "tessera_check_buffer",
+                                          "tessera_check_overlap", "tessera_parallel_for"};
+
 bool in_jit_runtime(const std::string &name) {
-    return name == "tessera_report_error" || name == "tessera_format_error" || name == "tessera_check_buffer" ||
-           name == "tessera_check_overlap" || name == "tessera_parallel_for";
+    return std::find(std::begin(kJitRuntimeHelpers), std::end(kJitRuntimeHelpers), name) != std::end(kJitRuntimeHelpers);
 }
 
 const std::map<std::string, HelperDef> &registry() {
@@ -667,9 +671,7 @@ std::string HelperSet::definitions() const {
 const std::string &jit_runtime_source() {
     static const std::string text = [] {
         HelperSet helpers;
-        for (const char *name : {"tessera_report_error", "tessera_format_error", "tessera_check_buffer",
-                                 "tessera_check_overlap", "tessera_parallel_for"})
-            helpers.use(name);
+        for (const char *name : kJitRuntimeHelpers) helpers.use(name);
         return "/* Tessera's JIT runtime: the error reporting of every JIT-compiled pipeline. */\n" +
                c_prelude_text(false) + "\n" + helpers.definitions() + R"C(
 #define TESSERA_EXPORT __attribute__((visibility("default")))

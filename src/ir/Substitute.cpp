@@ -98,6 +98,11 @@ bool uses_var(const Stmt &s, const std::string &name) {
     return u.found;
 }
 
+Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr e) {
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) e = substitute(it->first, it->second, e);
+    return e;
+}
+
 bool reads_memory(const Expr &e) {
     struct Find : IRVisitor {
         bool found = false;

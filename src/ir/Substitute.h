@@ -3,6 +3,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/IR.h"
 
@@ -15,6 +17,10 @@ Expr substitute(const std::map<std::string, Expr> &replacements, const Expr &e);
 Stmt substitute(const std::map<std::string, Expr> &replacements, const Stmt &s);
 Expr substitute(const std::string &name, const Expr &replacement, const Expr &e);
 Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s);
+
+/** e with the lets that enclose it substituted, innermost first (`lets` in the order they
+ * were bound, outermost first). */
+Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr e);
 
 /** Does the expression/statement mention the variable? */
 bool uses_var(const Expr &e, const std::string &name);

@@ -89,10 +89,8 @@ private:
      * *lo, if given, receives the lower bound found with it. */
     static int64_t constant_upper_bound(const Expr &extent, const std::vector<std::pair<std::string, Expr>> &lets,
                                         int64_t *lo = nullptr) {
-        Expr e = extent;
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it) e = substitute(it->first, it->second, e);
         int64_t hi = 0;
-        return analysis::constant_upper_bound(e, hi, lo) ? hi : 0;
+        return analysis::constant_upper_bound(substitute_lets(lets, extent), hi, lo) ? hi : 0;
     }
 
     std::vector<std::pair<std::string, Expr>> lets_;
@@ -126,7 +124,7 @@ private:
     bool always_true(const Expr &cond) {
         Expr d = analysis::nonnegative_difference(cond);
         if (!d.defined()) return false;
-        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) d = substitute(it->first, it->second, d);
+        d = substitute_lets(lets_, d);
         d = analysis::simplify_index(d);
         int64_t lo, hi;
         if (analysis::const_bounds(d, lo, hi) && lo >= 0) return true;

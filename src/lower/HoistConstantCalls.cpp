@@ -18,28 +18,6 @@ using namespace ir;
 
 namespace {
 
-bool library_math(Intrinsic op) {
-    switch (op) {
-    case Intrinsic::Exp:
-    case Intrinsic::Log:
-    case Intrinsic::Pow:
-    case Intrinsic::Sin:
-    case Intrinsic::Cos:
-    case Intrinsic::Tan:
-    case Intrinsic::Asin:
-    case Intrinsic::Acos:
-    case Intrinsic::Atan:
-    case Intrinsic::Atan2:
-    case Intrinsic::Sinh:
-    case Intrinsic::Cosh:
-    case Intrinsic::Tanh:
-    case Intrinsic::Asinh:
-    case Intrinsic::Acosh:
-    case Intrinsic::Atanh: return true;
-    default: return false;
-    }
-}
-
 bool is_constant(const Expr &e) {
     struct Find : IRVisitor {
         bool variable = false;
@@ -64,7 +42,9 @@ protected:
     Expr visit(const Call *op, const Expr &self) override {
         Expr e = IRMutator::visit(op, self);
         const Call *c = as<Call>(e);
-        if (!c || c->call_kind != CallKind::Intrinsic || !library_math(c->op) || !c->type.is_scalar()) return e;
+        // After simplification, a float intrinsic on constants is one the simplifier does not
+        // fold: a math-library function.
+        if (!c || c->call_kind != CallKind::Intrinsic || !c->type.is_float() || !c->type.is_scalar()) return e;
         for (const Expr &a : c->args)
             if (!is_constant(a)) return e;
         for (const auto &[name, value] : lets)

@@ -174,11 +174,7 @@ protected:
         has_serial_loop = has_serial_loop || (op->for_type != ForType::Vectorized && op->for_type != ForType::Unrolled);
         // The bounds with the lets between substituted: a bound of the steady state is
         // placed outside the loop, where those lets do not exist.
-        Expr mn = op->min, ext = op->extent;
-        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
-            mn = substitute(it->first, it->second, mn);
-            ext = substitute(it->first, it->second, ext);
-        }
+        const Expr mn = substitute_lets(lets_, op->min), ext = substitute_lets(lets_, op->extent);
         Interval iv{mn, analysis::simplify(Sub::make(Add::make(mn, ext), IntImm::make(op->min.type(), 1)))};
         defined.insert(op->name);
         loops_.emplace_back(op->name, iv);
@@ -187,8 +183,7 @@ protected:
     }
     void visit(const IfThenElse *op) override {
         if (!op->else_case.defined()) {
-            Expr c = op->condition;
-            for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) c = substitute(it->first, it->second, c);
+            const Expr c = substitute_lets(lets_, op->condition);
             if (uses_var(c, v_)) guards.push_back(Guard{op, c, loops_});
         }
         IRVisitor::visit(op);
@@ -199,23 +194,15 @@ protected:
 private:
     void shift_min(const Min *op) {
         if (op->type != Int(32)) return;
-        Expr a = op->a, b = op->b;
-        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
-            a = substitute(it->first, it->second, a);
-            b = substitute(it->first, it->second, b);
-        }
+        const Expr a = substitute_lets(lets_, op->a), b = substitute_lets(lets_, op->b);
         if (!uses_var(a, v_) || uses_var(b, v_)) return;
         shift_mins.push_back(ShiftMin{op, op->a, LE::make(a, b), loops_});
     }
 
     void clamp(const ExprNode *node, const Expr &e, const Expr &lo, const Expr &hi) {
         if (e.type() != Int(32)) return;
-        Expr value = e, low = lo, high = hi;
-        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) {
-            value = substitute(it->first, it->second, value);
-            low = substitute(it->first, it->second, low);
-            high = substitute(it->first, it->second, high);
-        }
+        Expr value = substitute_lets(lets_, e);
+        const Expr low = substitute_lets(lets_, lo), high = substitute_lets(lets_, hi);
         if (!uses_var(value, v_) || uses_var(low, v_) || uses_var(high, v_)) return;
         PeelMins peel(v_);
         value = peel.mutate(value);
@@ -356,7 +343,8 @@ protected:
         std::vector<Stmt> parts;
         const std::string prologue_end = op->name + ".steady_start", epilogue_start = op->name + ".steady_end";
         Expr ps = Variable::make(Int(32), prologue_end), pe = Variable::make(Int(32), epilogue_start);
-        if (lo.defined() && hi.defined() && iterations_commute(op)) {
+        const bool one_boundary_loop = lo.defined() && hi.defined() && iterations_commute(op);
+        if (one_boundary_loop) {
             // One loop over [min, start) and [end, min + extent).
             const std::string i = op->name + ".boundary";
             const Expr iv = Variable::make(Int(32), i), before = Sub::make(ps, mn);
@@ -367,7 +355,7 @@ protected:
             parts.push_back(For::make(op->name, mn, Sub::make(ps, mn), op->for_type, body));
         }
         parts.push_back(For::make(op->name, ps, Sub::make(pe, ps), op->for_type, steady_body));
-        if (hi.defined() && !(lo.defined() && iterations_commute(op)))
+        if (hi.defined() && !one_boundary_loop)
             parts.push_back(For::make(op->name, pe, Sub::make(end_all, pe), op->for_type, body));
         Stmt s = Block::make(parts);
         s = LetStmt::make(epilogue_start, end, s);

@@ -67,7 +67,7 @@ private:
     Expr condition_for_all(const Expr &cond) {
         Expr d = analysis::nonnegative_difference(cond);
         if (!d.defined()) return Expr();
-        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) d = substitute(it->first, it->second, d);
+        d = substitute_lets(lets_, d);
         analysis::Scope scope;
         for (auto &[name, iv] : loops_) scope.push(name, iv);
         Interval r = analysis::bounds_of_expr(analysis::simplify_index(d), scope);

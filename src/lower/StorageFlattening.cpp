@@ -123,10 +123,7 @@ private:
      * small (at most kMaxConstantExtent). */
     bool constant_extent_bound(const Expr &extent, int64_t &k) const {
         constexpr int64_t kMaxConstantExtent = 4096;
-        Expr e = extent;
-        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
-            if (uses_var(e, it->first)) e = substitute(it->first, it->second, e);
-        return analysis::constant_upper_bound(e, k) && k > 0 && k <= kMaxConstantExtent;
+        return analysis::constant_upper_bound(substitute_lets(lets_, extent), k) && k > 0 && k <= kMaxConstantExtent;
     }
 
     const FuncPlan *plan_of_storage(const std::string &name) const {
