@@ -223,6 +223,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("storage flattening", [&] { return storage_flattening(plan, s); });
     s = run("dense innermost dimension", [&] { return dense_innermost_dimension(p.args, s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
+    s = run("hoist loop invariant lets", [&] { return hoist_loop_invariant_lets(s); });
     s = run("unroll loops", [&] { return unroll_loops(s); });
     s = run("eliminate guards", [&] { return eliminate_guards(analysis::simplify(s)); });
     s = run("partition loops", [&] { return partition_loops(s); });

@@ -120,6 +120,10 @@ ir::Stmt bound_constant_extent_loops(ir::Stmt s);
  * removed (index arithmetic: coordinates do not overflow). */
 ir::Stmt eliminate_guards(ir::Stmt s);
 
+/** Lets at the top of a loop's body that do not vary in the loop (and read no memory) are
+ * moved out of it. */
+ir::Stmt hoist_loop_invariant_lets(ir::Stmt s);
+
 /** Unrolled loops become copies of their bodies. */
 ir::Stmt unroll_loops(ir::Stmt s);
 

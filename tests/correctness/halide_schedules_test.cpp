@@ -116,6 +116,19 @@ TEST(HalideSchedules, TiledMatmulWithUnrolledAccumulators) {
     EXPECT_NE(c.find("TESSERA_OUTLINED int result_par(const void *"), std::string::npos) << c;
     EXPECT_NE(c.find("TESSERA_OUTLINED int result_prod(const void *"), std::string::npos) << c;
     EXPECT_NE(c.find("int32_t prod["), std::string::npos) << "the tile is a C array\n" << c;
+
+    // The functions that only compute coordinates and call (the pipeline's, the parallel
+    // iteration's) are compiled with -O1 by GCC; the one with the loops is not.
+    const std::string o1 = "__attribute__((optimize(\"O1\")))\n#endif\n";
+    EXPECT_NE(c.find(o1 + "TESSERA_OUTLINED int result_par(const void *_"), std::string::npos) << c;
+    EXPECT_NE(c.find(o1 + "int result(const tessera_buffer_t"), std::string::npos) << c;
+    EXPECT_EQ(c.find(o1 + "TESSERA_OUTLINED int result_prod(const void *_"), std::string::npos) << c;
+    // The tile's coordinates (result.s0.y$1 of the fused loop) are computed once per tile,
+    // not once in each of the 12 unrolled copies of the store.
+    size_t copies = 0;
+    for (size_t at = c.find("/* result.s0.y$1 */"); at != std::string::npos; at = c.find("/* result.s0.y$1 */", at + 1))
+        copies++;
+    EXPECT_EQ(copies, 1u) << c;
 }
 
 TEST(HalideSchedules, DivisionByZeroUnderARoundUpSplit) {
