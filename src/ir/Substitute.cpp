@@ -53,15 +53,20 @@ private:
     std::set<std::string> shadowed_;
 };
 
+// Finds a variable named `name`, or any of `names`.
 class UsesVar : public IRVisitor {
 public:
-    explicit UsesVar(const std::string &n) : name(n) {}
-    const std::string &name;
+    explicit UsesVar(const std::string &n) : name(&n) {}
+    explicit UsesVar(const std::set<std::string> &n) : names(&n) {}
+    const std::string *name = nullptr;
+    const std::set<std::string> *names = nullptr;
     bool found = false;
     using IRVisitor::include;
 
 protected:
-    void visit(const Variable *op) override { found = found || op->name == name; }
+    void visit(const Variable *op) override {
+        found = found || (name ? op->name == *name : names->count(op->name) > 0);
+    }
 };
 
 }  // namespace
@@ -95,6 +100,12 @@ bool uses_var(const Expr &e, const std::string &name) {
 bool uses_var(const Stmt &s, const std::string &name) {
     UsesVar u(name);
     u.include(s);
+    return u.found;
+}
+
+bool uses_any_var(const Expr &e, const std::set<std::string> &names) {
+    UsesVar u(names);
+    u.include(e);
     return u.found;
 }
 

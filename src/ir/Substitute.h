@@ -2,6 +2,7 @@
 // Replacing variables by expressions (simultaneously, by name).
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,8 @@ Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr
 /** Does the expression/statement mention the variable? */
 bool uses_var(const Expr &e, const std::string &name);
 bool uses_var(const Stmt &s, const std::string &name);
+/** Does the expression mention any of the variables? */
+bool uses_any_var(const Expr &e, const std::set<std::string> &names);
 
 /** Does the expression read memory (contain a Load)? */
 bool reads_memory(const Expr &e);

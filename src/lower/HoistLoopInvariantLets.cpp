@@ -16,7 +16,6 @@
 #include <set>
 
 #include "ir/IRMutator.h"
-#include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "lower/Pipeline.h"
 
@@ -25,18 +24,6 @@ namespace tessera::lower {
 using namespace ir;
 
 namespace {
-
-bool uses_any(const Expr &e, const std::set<std::string> &names) {
-    struct Find : IRVisitor {
-        const std::set<std::string> &names;
-        bool found = false;
-        explicit Find(const std::set<std::string> &n) : names(n) {}
-        using IRVisitor::include;
-        void visit(const Variable *op) override { found = found || names.count(op->name) > 0; }
-    } f(names);
-    f.include(e);
-    return f.found;
-}
 
 class Hoist : public IRMutator {
 protected:
@@ -47,7 +34,7 @@ protected:
         std::vector<const LetStmt *> moved, stay;
         Stmt inner = body;
         while (const LetStmt *l = as<LetStmt>(inner)) {
-            bool invariant = !varying.count(l->name) && !reads_memory(l->value) && !uses_any(l->value, varying) &&
+            bool invariant = !varying.count(l->name) && !reads_memory(l->value) && !uses_any_var(l->value, varying) &&
                              !uses_var(op->min, l->name) && !uses_var(op->extent, l->name);
             for (const LetStmt *s : stay) invariant = invariant && !uses_var(s->value, l->name);
             for (const LetStmt *m : moved) invariant = invariant && m->name != l->name;
