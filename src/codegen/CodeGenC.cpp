@@ -1662,7 +1662,8 @@ private:
                          name_comment(f->name, x);
         }
         if (threads) body_ << "#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic, 1)\n#endif\n";
-        if (!threads && worth_unrolling(f)) line("#pragma GCC unroll " + std::to_string(kUnrollSmallLoops));
+        if (!threads && worth_unrolling(f))
+            body_ << "#if defined(__GNUC__)\n#pragma GCC unroll " << kUnrollSmallLoops << "\n#endif\n";
         line(header);
         indent_++;
         if (!threads) {
@@ -1845,8 +1846,8 @@ private:
         split_parallel_body_ = saved_split;
         outlined_.push_back(Outlined{type,
                                      "/* An iteration of the parallel loop " + comment_text(f->name) + " of " + fn_ +
-                                         ". */\n" + (control_only ? kControlOnly : "") + "TESSERA_OUTLINED int " + fn + "(const void *" + ci + ", int64_t " +
-                                         counter + ") {\n" + body,
+                                         ". */\n" + (control_only ? kControlOnly : "") + "TESSERA_OUTLINED int " + fn +
+                                         "(const void *" + ci + ", int64_t " + counter + ") {\n" + body,
                                      "TESSERA_OUTLINED int " + fn + "(const void *, int64_t);\n"});
         return true;
     }
