@@ -2,7 +2,7 @@
 // compiled by Tessera and by Halide 14 in one process, run alternately, checked against
 // each other, and reported as medians and the ratio Tessera / Halide.
 //
-// Usage: tessera_bench_side_by_side [rounds]   (default 7; each round runs each pipeline
+// Usage: tessera_bench_side_by_side [rounds]   (default 15; each round runs each pipeline
 //        5 times in each system, alternating)
 //
 // Both are given the same target. Halide 14's host detection claims features some CPUs
@@ -68,7 +68,7 @@ struct Row {
 }  // namespace
 
 int main(int argc, char **argv) {
-    const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
+    const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 15;
     const int runs = 5;
     const std::string target = pinned_target();
     // A fresh JIT cache, so that Tessera's compile time is a real C compilation.
