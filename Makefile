@@ -43,11 +43,17 @@ test: deps
 	$(MAKE) --no-print-directory build
 	ctest --preset $(PRESET)
 
-# Benchmarks (not tests): compile time per pipeline; see bench/README.md.
+# Benchmarks (not tests): compile time per pipeline, and Tessera side by side with Halide 14
+# where it is installed (scripts/install-deps.sh --peers); see bench/README.md.
 bench: deps
 	$(MAKE) --no-print-directory build
 	cmake --build --preset $(PRESET) --target bench
 	./$(BUILD_DIR)/bench/tessera_bench_compile_time
+	if [ -x ./$(BUILD_DIR)/bench/tessera_bench_side_by_side ]; then \
+	  ./$(BUILD_DIR)/bench/tessera_bench_side_by_side; \
+	else \
+	  echo "side_by_side: not built (Halide 14 is missing: scripts/install-deps.sh --peers)"; \
+	fi
 
 clean:
 	rm -rf $(BUILD_DIR)

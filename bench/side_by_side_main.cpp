@@ -3,7 +3,8 @@
 // each other, and reported as medians and the ratio Tessera / Halide.
 //
 // Usage: tessera_bench_side_by_side [rounds]   (default 15; each round runs each pipeline
-//        5 times in each system, alternating)
+//        5 times in each system, one system after the other, the first one alternating
+//        from round to round)
 //
 // Both are given the same target. Halide 14's host detection claims features some CPUs
 // lack, so the target is pinned: x86-64-linux-avx2-avx512-avx512_skylake-f16c-fma-sse41
@@ -96,9 +97,19 @@ int main(int argc, char **argv) {
     std::vector<Row> rows = {{"blur u16 2560x1536", {}, {}}, {"unsharp f32 2560x1536x3", {}, {}},
                              {"matmul f32 1024^2", {}, {}}};
     for (int r = 0; r < rounds; r++) {
+        // Who goes first alternates from round to round: the first system to run after
+        // another pipeline refills the caches that pipeline left dirty, which slowed its
+        // first three timed runs by up to 50% (blur after unsharp), whichever system it was.
         auto record = [&](Row &row, auto t_run, auto h_run) {
-            auto t = t_run();
-            auto h = h_run();
+            decltype(t_run()) t;
+            decltype(h_run()) h;
+            if (r % 2 == 0) {
+                t = t_run();
+                h = h_run();
+            } else {
+                h = h_run();
+                t = t_run();
+            }
             row.tessera.insert(row.tessera.end(), t.run_ms.begin(), t.run_ms.end());
             row.halide.insert(row.halide.end(), h.run_ms.begin(), h.run_ms.end());
             if (r == 0) {
