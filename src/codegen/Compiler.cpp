@@ -125,7 +125,8 @@ bool plain_words(const std::string &command, std::vector<std::string> &words) {
         }
     }
     if (in_word) words.push_back(word);
-    return !words.empty();
+    // A leading NAME=value is an environment assignment for the shell.
+    return !words.empty() && words[0].find('=') == std::string::npos;
 }
 
 // Starts `command`, its stdout and stderr going to `log_path`: directly when it is plain

@@ -1185,24 +1185,28 @@ TEST(CodegenJIT, ConcurrentCompilationsOfOnePipelineShareTheCache) {
 }
 
 // The compiler commands run without a shell when they are plain words; flags that need
-// the shell's quoting still reach the compiler as the shell splits them.
-TEST(CodegenJIT, CompilerFlagsWithShellQuotingAreSplitByTheShell) {
-    cg::CCompilerOptions o = jit_options();
-    o.cache_dir = scratch_dir() + "/cache-shell-words";
-    fs::remove_all(o.cache_dir);  // compiled now, not found in the cache
-    o.flags += " -DTESSERA_TEST_WORDS=\"two words\"";  // one argument, as sh -c reads it
-    const lower::LoweredPipeline p = weird_pipeline();  // two translation units, then a link
-    cg::JITModule m(p, o);
-    std::vector<float> in = {1, -2, 3, -4, -0.5f, 6, 7, -8, 9, 10, -11, 12};
-    std::vector<float> out(4 * kWeirdN + 2, -1.0f);
-    cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
-    uint8_t b = 1;
-    int16_t i = -300;
-    uint8_t lx = 200;
-    float px = 1.5f;
-    void *args[] = {bin.get(), &b, &i, &lx, &px, bout.get()};
-    m.run(args);
-    EXPECT_EQ(out, weird_expected(in, true, i, lx, px));
+// the shell's quoting, and a compiler command that starts with an environment assignment,
+// still mean what the shell makes of them.
+TEST(CodegenJIT, CompilerCommandsWithShellSyntaxGoThroughTheShell) {
+    for (int variant = 0; variant < 2; variant++) {
+        cg::CCompilerOptions o = jit_options();
+        o.cache_dir = scratch_dir() + "/cache-shell-words";
+        fs::remove_all(o.cache_dir);  // compiled now, not found in the cache
+        if (variant == 0) o.flags += " -DTESSERA_TEST_WORDS=\"two words\"";  // one argument, as sh -c reads it
+        else o.cc = "LC_ALL=C " + o.cc;
+        const lower::LoweredPipeline p = weird_pipeline();  // two translation units, then a link
+        cg::JITModule m(p, o);
+        std::vector<float> in = {1, -2, 3, -4, -0.5f, 6, 7, -8, 9, 10, -11, 12};
+        std::vector<float> out(4 * kWeirdN + 2, -1.0f);
+        cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+        uint8_t b = 1;
+        int16_t i = -300;
+        uint8_t lx = 200;
+        float px = 1.5f;
+        void *args[] = {bin.get(), &b, &i, &lx, &px, bout.get()};
+        m.run(args);
+        EXPECT_EQ(out, weird_expected(in, true, i, lx, px)) << o.cc << " " << o.flags;
+    }
 }
 
 TEST(CodegenJIT, CCompileErrorIsAnInternalErrorNamingTheLogFile) {
