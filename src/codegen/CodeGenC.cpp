@@ -511,11 +511,14 @@ public:
         file << c_prelude_text(jit_runtime_) << "\n";
         for (const auto &[name, td] : vector_typedefs_) file << td << "\n";
         if (!vector_typedefs_.empty()) file << "\n";
-        file << helpers_.definitions();
         // Under the JIT, a pipeline with outlined functions is compiled as two translation
         // units at once, from this one file: TESSERA_PART=1 has the pipeline's function and
         // TESSERA_PART=2 the largest outlined ones, as balanced in size as they come.
         const bool parts = !outlined_.empty() && jit_runtime_;
+        if (parts)
+            file << "#if defined(TESSERA_PART) && defined(__GNUC__)\n/* A part may not use every helper. */\n"
+                    "#pragma GCC diagnostic ignored \"-Wunused-function\"\n#endif\n";
+        file << helpers_.definitions();
         std::string part1, part2;
         if (!outlined_.empty()) {
             file << "#if defined(TESSERA_PART)\n#define TESSERA_OUTLINED __attribute__((visibility(\"hidden\")))\n"
@@ -1662,8 +1665,9 @@ private:
                          name_comment(f->name, x);
         }
         if (threads) body_ << "#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic, 1)\n#endif\n";
+        // (Clang unrolls such loops itself, and warns where a pragma asks for what it cannot do.)
         if (!threads && worth_unrolling(f))
-            body_ << "#if defined(__GNUC__)\n#pragma GCC unroll " << kUnrollSmallLoops << "\n#endif\n";
+            body_ << "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll " << kUnrollSmallLoops << "\n#endif\n";
         line(header);
         indent_++;
         if (!threads) {
@@ -1881,8 +1885,8 @@ private:
         return true;
     }
 
-    /** The steady state of an innermost loop with a small body: the C compiler is asked to
-     * unroll it (as LLVM does by itself for Halide), so that the loop's own instructions
+    /** The steady state of an innermost loop with a small body: GCC is asked to unroll it
+     * (as LLVM does by itself, for Halide and under Clang), so that the loop's own instructions
      * (counter, compare, branch) are spread over several iterations' work. The pieces that
      * loop partitioning left around a steady state (tails, boundaries: they keep the guards
      * and the clamped or shifted coordinates) run a few iterations and are left alone, as

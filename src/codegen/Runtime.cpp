@@ -1,5 +1,7 @@
 #include "codegen/Runtime.h"
 
+#include <sstream>
+
 #include <algorithm>
 #include <functional>
 #include <iterator>
@@ -164,28 +166,32 @@ void free(void *pointer);
  * declared under other names bound to the library's symbols: the C compiler recognizes
  * sinhf(2.5f) as its builtin and folds it, correctly rounded, where the library (and the
  * reference interpreter, which calls it) may differ in the last bit; under another name it
- * is a call (const: hoisted and shared, never folded). GCC and Clang (asm labels); other
- * compilers call the functions the headers declare. */
+ * is a call (const: hoisted and shared, never folded) for GCC. Clang folds a call of the
+ * library's symbol on constants whatever it is declared as, so under Clang the argument
+ * passes through an empty asm that it cannot see through. Other compilers call the
+ * functions the headers declare. */
 std::string library_math_functions() {
-    std::string s = "#if defined(__GNUC__)\n";
+    std::string gcc, clang, defines;
+    auto declare = [&](const char *f, int arity) {
+        for (const std::string t : {"double", "float"}) {
+            const std::string name = f + std::string(t == "float" ? "f" : ""), fn = "tessera_libm_" + name;
+            const std::string params = arity == 1 ? t : t + ", " + t;
+            gcc += t + " " + fn + "(" + params + ") __asm__(\"" + name + "\") __attribute__((const));\n";
+            clang += t + " " + fn + "_symbol(" + params + ") __asm__(\"" + name + "\");\n";
+            const std::string args = arity == 1 ? t + " a" : t + " a, " + t + " b";
+            clang += "static inline __attribute__((unused)) " + t + " " + fn + "(" + args + ") {\n";
+            clang += "    __asm__(\"\" : \"+m\"(a));\n";
+            if (arity == 2) clang += "    __asm__(\"\" : \"+m\"(b));\n";
+            clang += "    return " + fn + "_symbol(" + (arity == 1 ? "a" : "a, b") + ");\n}\n";
+            defines += "#define " + name + " " + fn + "\n";
+        }
+    };
     for (const char *f : {"exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-                          "acosh", "atanh"}) {
-        for (const char *t : {"double", "float"}) {
-            const std::string name = std::string(f) + (t[0] == 'f' ? "f" : "");
-            s += std::string(t) + " tessera_libm_" + name + "(" + t + ") __asm__(\"" + name + "\") __attribute__((const));\n";
-            s += "#define " + name + " tessera_libm_" + name + "\n";
-        }
-    }
-    for (const char *f : {"pow", "atan2"}) {
-        for (const char *t : {"double", "float"}) {
-            const std::string name = std::string(f) + (t[0] == 'f' ? "f" : "");
-            s += std::string(t) + " tessera_libm_" + name + "(" + t + ", " + t + ") __asm__(\"" + name + "\")" +
-                 " __attribute__((const));\n";
-            s += "#define " + name + " tessera_libm_" + name + "\n";
-        }
-    }
-    s += "#endif\n";
-    return s;
+                          "acosh", "atanh"})
+        declare(f, 1);
+    for (const char *f : {"pow", "atan2"}) declare(f, 2);
+    return "#if defined(__clang__)\n" + clang + "#elif defined(__GNUC__)\n" + gcc + "#endif\n#if defined(__GNUC__)\n" +
+           defines + "#endif\n";
 }
 
 std::string c_prelude_common(bool jit_runtime) {
