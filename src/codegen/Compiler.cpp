@@ -267,7 +267,9 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
     const bool shared = kind != Output::Object;
     std::string command;
     int status = -1;
-    if (shared && source.find("#if !defined(TESSERA_PART) || TESSERA_PART == 2") != std::string::npos) {
+    // Only a pipeline's file is split (the runtime module is one translation unit).
+    const bool split = source.find("#if !defined(TESSERA_PART) || TESSERA_PART == 2") != std::string::npos;
+    if (kind == Output::SharedObject && split) {
         // The two parts of the file (CodeGenC: the pipeline's function, and its parallel
         // loops' iterations) compiled at once, then linked.
         const std::string part1 = tmp + ".1.o", part2 = tmp + ".2.o", log2 = log_tmp + ".2";
@@ -286,12 +288,12 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
         fs::remove(log2, ec);
         if (status == 0 && status2 == 0) {
             const std::string objects = shell_quote(part1) + " " + shell_quote(part2);
-            if (!l.ld.empty() && kind == Output::SharedObject) {
+            if (!l.ld.empty()) {
                 command = shell_quote(l.ld) + " -shared --eh-frame-hdr -o " + shell_quote(tmp) + " " + objects + " " +
                           shell_quote(l.libgcc);
                 status = run_command(command, log_tmp);
             }
-            if (l.ld.empty() || kind != Output::SharedObject || status != 0) {
+            if (l.ld.empty() || status != 0) {
                 command = o.cc + " " + o.flags + " -shared -o " + shell_quote(tmp) + " " + objects + link_flags;
                 status = run_command(command, log_tmp);
             }
