@@ -21,10 +21,11 @@
 
 #include <tessera/tessera.h>
 
-#include "lang/Schedule.h"
+#include "ir/Schedule.h"
 
 #include "codegen/CodeGenC.h"
-#include "codegen/Compiler.h"
+#include "driver/AOT.h"
+#include "driver/JIT.h"
 #include "lower/Lower.h"
 
 using namespace tessera;
@@ -109,7 +110,7 @@ Pipeline matmul() {
 int main(int argc, char **argv) {
     const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 15;
     const std::string cache = (fs::temp_directory_path() / ("tessera-bench-" + std::to_string(::getpid()))).string();
-    std::printf("C compiler: %s %s\n", codegen::default_c_compiler().c_str(), codegen::kDefaultCFlags);
+    std::printf("C compiler: %s %s\n", driver::default_c_compiler().c_str(), driver::kDefaultCFlags);
     std::printf("medians of %d runs (cc cold: %d runs)\n\n", runs, std::max(1, runs / 3));
     // compile_jit uses the default cache directory: point it at the benchmark's own.
     ::setenv("XDG_CACHE_HOME", (cache + "/xdg").c_str(), 1);
@@ -118,26 +119,26 @@ int main(int argc, char **argv) {
     for (auto make : {blur, unsharp, histogram, matmul}) {
         Pipeline p = make();
         const double lower_ms = median_ms(runs, [&] { lower::lower(p.output.data()); });
-        const lower::LoweredPipeline lowered = lower::lower(p.output.data());
+        const ir::LoweredPipeline lowered = lower::lower(p.output.data());
         std::string source;
         const double emit_ms = median_ms(runs, [&] { source = codegen::emit_c(lowered); });
         int cold_run = 0;
         const double cold_ms = median_ms(std::max(1, runs / 3), [&] {
-            codegen::CCompilerOptions o;
+            driver::CCompilerOptions o;
             o.cache_dir = cache + "/cold" + std::to_string(cold_run++);
-            codegen::JITModule m(lower::lower(p.output.data()), o);
+            driver::JITModule m(lower::lower(p.output.data()), o);
         });
-        codegen::CCompilerOptions warm;
+        driver::CCompilerOptions warm;
         warm.cache_dir = cache + "/warm";
-        { codegen::JITModule fill(lowered, warm); }
-        const double warm_ms = median_ms(runs, [&] { codegen::JITModule m(lower::lower(p.output.data()), warm); });
+        { driver::JITModule fill(lowered, warm); }
+        const double warm_ms = median_ms(runs, [&] { driver::JITModule m(lower::lower(p.output.data()), warm); });
         p.output.compile_jit();  // fills the index
-        const uint64_t hits_before = codegen::jit_cache_stats().hits;
+        const uint64_t hits_before = driver::jit_cache_stats().hits;
         const double index_ms = median_ms(runs, [&] {
             lang::schedule_changed();  // forget the Func's in-memory module
             p.output.compile_jit();
         });
-        if (codegen::jit_cache_stats().hits - hits_before != uint64_t(runs))
+        if (driver::jit_cache_stats().hits - hits_before != uint64_t(runs))
             std::printf("(compile_jit was not served by the cache every time)\n");
         const long lines = long(std::count(source.begin(), source.end(), '\n'));
         std::printf("%-10s %10.2f %10.2f %10.1f %12.2f %18.2f %8ld\n", p.name.c_str(), lower_ms, emit_ms, cold_ms,

@@ -20,13 +20,10 @@ namespace tessera {
 
 namespace ir {
 struct FunctionData;
+struct StageSchedule;
 }
 
 class Func;
-
-namespace lang {
-struct StageSchedule;
-}
 
 /** A definition of a Func (the pure definition, or update N), as returned by `f(x) = ...`
  * and `f.update(N)`, and the loop directives that schedule it (Halide's names). Each
@@ -36,7 +33,7 @@ struct StageSchedule;
 class Stage {
 public:
     Stage(std::shared_ptr<ir::FunctionData> f, int stage);
-    Stage(std::shared_ptr<ir::FunctionData> f, int stage, std::shared_ptr<lang::StageSchedule> schedule);
+    Stage(std::shared_ptr<ir::FunctionData> f, int stage, std::shared_ptr<ir::StageSchedule> schedule);
     /** "f" for the pure definition, "f.update(0)" for the first update. */
     std::string name() const;
     /** 0 for the pure definition, N + 1 for update N. */
@@ -93,10 +90,10 @@ public:
     std::string dump_loops() const;
 
 private:
-    lang::StageSchedule &schedule() const;
+    ir::StageSchedule &schedule() const;
     std::shared_ptr<ir::FunctionData> func_;
     int stage_;
-    std::shared_ptr<lang::StageSchedule> schedule_;
+    std::shared_ptr<ir::StageSchedule> schedule_;
 };
 
 /** `f(args)`: a call when used as an Expr, a definition when assigned to. */

@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "lang/Function.h"
+#include "ir/Function.h"
 
 namespace tessera::analysis {
 

@@ -36,17 +36,17 @@ bool const_int(const Expr &e, i128 &v) {
     return false;
 }
 
-bool const_scalar(const Expr &e, semantics::Scalar &v) {
+bool const_scalar(const Expr &e, ir::Scalar &v) {
     if (const auto *i = as<IntImm>(e)) {
-        v = semantics::make_int(i->value);
+        v = ir::make_int(i->value);
         return true;
     }
     if (const auto *u = as<UIntImm>(e)) {
-        v = semantics::make_uint(u->value);
+        v = ir::make_uint(u->value);
         return true;
     }
     if (const auto *f = as<FloatImm>(e)) {
-        v = semantics::make_float(f->value);
+        v = ir::make_float(f->value);
         return true;
     }
     return false;
@@ -91,7 +91,7 @@ Expr make_const(Type t, i128 v) {
     return c;
 }
 
-Expr make_scalar(Type t, semantics::Scalar v) {
+Expr make_scalar(Type t, ir::Scalar v) {
     Type et = t.element_of();
     Expr c;
     if (et.is_int()) c = IntImm::make(et, v.i);

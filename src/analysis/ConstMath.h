@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "ir/IR.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 
 namespace tessera::analysis::detail {
 
@@ -26,7 +26,7 @@ inline bool fits(Type t, i128 v) { return v >= type_min(t) && v <= type_max(t); 
 bool const_int(const Expr &e, i128 &v);
 inline bool is_const_int(const Expr &e) { i128 v; return const_int(e, v); }
 /** The value of a scalar constant of any type (IntImm, UIntImm, FloatImm). */
-bool const_scalar(const Expr &e, semantics::Scalar &v);
+bool const_scalar(const Expr &e, ir::Scalar &v);
 /** A constant, a Broadcast of a constant, or a FloatImm. */
 bool is_const(const Expr &e);
 bool is_const_true(const Expr &e);
@@ -36,7 +36,7 @@ bool is_const_false(const Expr &e);
  * v reduced modulo 2^bits (for bool: v != 0). */
 Expr make_const(Type t, i128 v);
 /** A constant of type t from a Scalar of that type. */
-Expr make_scalar(Type t, semantics::Scalar v);
+Expr make_scalar(Type t, ir::Scalar v);
 Expr make_bool_const(bool b, int lanes = 1);
 
 /** Wrap v into the integer type t (two's complement reduction). */

@@ -11,7 +11,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 
 namespace tessera::analysis {
 
@@ -321,8 +321,8 @@ private:
         if (from.is_float()) {
             double lo, hi;
             if (const_float_interval(a, lo, hi)) {
-                semantics::Scalar l = semantics::cast(to, from, semantics::make_float(lo));
-                semantics::Scalar h = semantics::cast(to, from, semantics::make_float(hi));
+                ir::Scalar l = ir::cast(to, from, ir::make_float(lo));
+                ir::Scalar h = ir::cast(to, from, ir::make_float(hi));
                 return Interval(detail::make_scalar(to, l), detail::make_scalar(to, h));
             }
             return full(to);
@@ -333,9 +333,9 @@ private:
             i128 lo, hi;
             if (!const_interval(a, lo, hi)) return Interval::everything();
             auto conv = [&](i128 v) {
-                semantics::Scalar s = from.is_int() ? semantics::make_int(int64_t(v))
-                                                    : semantics::make_uint(uint64_t(v));
-                return detail::make_scalar(to, semantics::cast(to, from, s));
+                ir::Scalar s = from.is_int() ? ir::make_int(int64_t(v))
+                                                    : ir::make_uint(uint64_t(v));
+                return detail::make_scalar(to, ir::cast(to, from, s));
             };
             return Interval(conv(lo), conv(hi));
         }
@@ -374,7 +374,7 @@ private:
         if (!const_float_interval(a, al, ah) || !const_float_interval(b, bl, bh))
             return Interval::everything();
         auto op = [&](ExprKind k, double x, double y) {
-            return semantics::binary(k, t, semantics::make_float(x), semantics::make_float(y)).f;
+            return ir::binary(k, t, ir::make_float(x), ir::make_float(y)).f;
         };
         double lo, hi;
         switch (kind) {
@@ -717,9 +717,9 @@ private:
             double lo, hi;
             if (!const_float_interval(args[0], lo, hi)) return Interval::everything();
             Type at = op->args[0].type().element_of();
-            semantics::Scalar l = semantics::make_float(lo), h = semantics::make_float(hi);
-            l = semantics::intrinsic(op->op, t, &at, &l, 1);
-            h = semantics::intrinsic(op->op, t, &at, &h, 1);
+            ir::Scalar l = ir::make_float(lo), h = ir::make_float(hi);
+            l = ir::intrinsic(op->op, t, &at, &l, 1);
+            h = ir::intrinsic(op->op, t, &at, &h, 1);
             return Interval(FloatImm::make(t, l.f), FloatImm::make(t, h.f));
         }
         case Intrinsic::Abs: {
@@ -925,9 +925,9 @@ public:
             const auto *op = as<Cast>(e);
             Type from = op->value.type().element_of();
             if (from.is_float()) {
-                semantics::Scalar v;
+                ir::Scalar v;
                 if (detail::const_scalar(op->value, v)) {
-                    semantics::Scalar r = semantics::cast(t, from, v);
+                    ir::Scalar r = ir::cast(t, from, v);
                     lo = hi = t.is_int() ? i128(r.i) : i128(r.u);
                     return;
                 }

@@ -8,7 +8,7 @@
 // (x + 1 > x is false for x = MAX) and division (x * c / c != x when x * c wraps).
 //
 // Integer rules (int and uint of every width; bool only where noted):
-//   * Constant folding of every operator through semantics::binary / cast / intrinsic.
+//   * Constant folding of every operator through ir::binary / cast / intrinsic.
 //   * Ring rules, valid by the remark above:
 //       x + 0 -> x, x - 0 -> x, x * 1 -> x, x * 0 -> 0, x - x -> 0,
 //       (x + c1) + c2 -> x + (c1 + c2), (x + c1) - (y + c2) -> (x - y) + (c1 - c2),
@@ -112,7 +112,7 @@
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 
 namespace tessera::analysis {
 
@@ -350,10 +350,10 @@ protected:
         }
         if (op->call_kind == CallKind::Intrinsic && foldable_intrinsic(op->op) && op->type.is_scalar()) {
             std::vector<Type> types;
-            std::vector<semantics::Scalar> values;
+            std::vector<ir::Scalar> values;
             bool all_const = true;
             for (const Expr &a : args) {
-                semantics::Scalar v;
+                ir::Scalar v;
                 if (!detail::const_scalar(a, v)) {
                     all_const = false;
                     break;
@@ -362,9 +362,9 @@ protected:
                 values.push_back(v);
             }
             if (all_const) {
-                semantics::Scalar r = semantics::intrinsic(op->op, op->type, types.data(), values.data(),
+                ir::Scalar r = ir::intrinsic(op->op, op->type, types.data(), values.data(),
                                                            int(values.size()));
-                return detail::make_scalar(op->type, semantics::normalize(op->type, r));
+                return detail::make_scalar(op->type, ir::normalize(op->type, r));
             }
         }
         if (!changed) return self;
@@ -670,10 +670,10 @@ private:
 
     /** Constant folding of a binary operator (scalars, or Broadcasts of scalars). */
     static Expr fold(ExprKind k, const Expr &a, const Expr &b) {
-        semantics::Scalar x, y;
+        ir::Scalar x, y;
         if (detail::const_scalar(a, x) && detail::const_scalar(b, y)) {
             Type t = a.type();
-            semantics::Scalar r = semantics::binary(k, t, x, y);
+            ir::Scalar r = ir::binary(k, t, x, y);
             bool cmp = k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
                        k == ExprKind::GT || k == ExprKind::GE;
             return detail::make_scalar(cmp ? Bool() : t, r);
@@ -1133,9 +1133,9 @@ private:
     Expr mk_cast(Type t, const Expr &v, const Expr &orig = Expr()) {
         Guard g(depth_);
         if (v.type() == t) return v;
-        semantics::Scalar s;
+        ir::Scalar s;
         if (t.is_scalar() && detail::const_scalar(v, s)) {
-            return detail::make_scalar(t, semantics::cast(t, v.type(), s));
+            return detail::make_scalar(t, ir::cast(t, v.type(), s));
         }
         if (const auto *b = as<Broadcast>(v)) return Broadcast::make(mk_cast(t.element_of(), b->value), b->lanes);
         if (const auto *c = as<Cast>(v); c && !too_deep()) {

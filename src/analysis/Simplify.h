@@ -5,7 +5,7 @@
 // expression bit for bit, for every value of its free variables; Simplify.cpp lists the
 // rules and explains why each non-obvious one is valid under wrap-around.
 //
-// Constant folding goes through semantics::binary / cast / intrinsic, so a folded
+// Constant folding goes through ir::binary / cast / intrinsic, so a folded
 // constant is exactly what the operation computes at run time. Calls of the platform math
 // library (sin, exp, pow, ...) are never folded (docs/semantics.md §3).
 //

@@ -17,13 +17,13 @@
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
+#include "tessera/Buffer.h"
 #include "tessera/Error.h"
 
 namespace tessera::codegen {
 
 using namespace tessera::ir;
-namespace sem = tessera::semantics;
 
 namespace {
 
@@ -297,13 +297,13 @@ struct BufBinding {
 
 class Emitter {
 public:
-    Emitter(const lower::LoweredPipeline &p, const CodeGenOptions &o)
+    Emitter(const ir::LoweredPipeline &p, const CodeGenOptions &o)
         : p_(p), jit_runtime_(o.jit_runtime), helpers_(o.jit_runtime) {
         fn_ = c_function_name(p, o);
         scopes_.emplace_back();
-        for (const lower::Argument &a : p.args) {
+        for (const ir::PipelineArgument &a : p.args) {
             ArgNames n;
-            if (a.kind == lower::Argument::Kind::Param) {
+            if (a.kind == ir::PipelineArgument::Kind::Param) {
                 n.ident = name_var(a.name);
             } else {
                 n.ident = name_buffer(a.name);
@@ -319,14 +319,14 @@ public:
         std::string s = "int " + fn_ + "(";
         bool first = true;
         for (size_t i = 0; i < p_.args.size(); i++) {
-            const lower::Argument &a = p_.args[i];
+            const ir::PipelineArgument &a = p_.args[i];
             if (a.embedded) continue;
             if (!first) s += ", ";
             first = false;
             switch (a.kind) {
-            case lower::Argument::Kind::InputBuffer: s += "const tessera_buffer_t *" + arg_names_[i].descriptor; break;
-            case lower::Argument::Kind::OutputBuffer: s += "tessera_buffer_t *" + arg_names_[i].descriptor; break;
-            case lower::Argument::Kind::Param: s += c_type_name(a.type) + " " + arg_names_[i].ident; break;
+            case ir::PipelineArgument::Kind::InputBuffer: s += "const tessera_buffer_t *" + arg_names_[i].descriptor; break;
+            case ir::PipelineArgument::Kind::OutputBuffer: s += "tessera_buffer_t *" + arg_names_[i].descriptor; break;
+            case ir::PipelineArgument::Kind::Param: s += c_type_name(a.type) + " " + arg_names_[i].ident; break;
             }
         }
         if (first) s += "void";
@@ -336,25 +336,25 @@ public:
     std::string argument_comment() const {
         std::string s = "/* Arguments, in order:\n";
         for (size_t i = 0; i < p_.args.size(); i++) {
-            const lower::Argument &a = p_.args[i];
+            const ir::PipelineArgument &a = p_.args[i];
             if (a.embedded) continue;
             s += " *   ";
             switch (a.kind) {
-            case lower::Argument::Kind::InputBuffer:
+            case ir::PipelineArgument::Kind::InputBuffer:
                 s += arg_names_[i].descriptor + ": input buffer \"" + comment_text(a.name) + "\", " +
                      a.type.to_string() + ", " + std::to_string(a.dimensions) + " dimension(s)";
                 break;
-            case lower::Argument::Kind::OutputBuffer:
+            case ir::PipelineArgument::Kind::OutputBuffer:
                 s += arg_names_[i].descriptor + ": output buffer \"" + comment_text(a.name) + "\", " +
                      a.type.to_string() + ", " + std::to_string(a.dimensions) + " dimension(s)";
                 break;
-            case lower::Argument::Kind::Param:
+            case ir::PipelineArgument::Kind::Param:
                 s += arg_names_[i].ident + ": parameter \"" + comment_text(a.name) + "\", " + a.type.to_string();
                 break;
             }
             s += "\n";
         }
-        for (const lower::Argument &a : p_.args)
+        for (const ir::PipelineArgument &a : p_.args)
             if (a.embedded)
                 s += " * The contents of the buffer \"" + comment_text(a.name) + "\" are compiled in.\n";
         return s + " * Returns TESSERA_SUCCESS (0) or an error code after calling tessera_error_handler. */\n";
@@ -364,15 +364,15 @@ public:
         std::string call;
         int k = 0;
         for (size_t i = 0; i < p_.args.size(); i++) {
-            const lower::Argument &a = p_.args[i];
+            const ir::PipelineArgument &a = p_.args[i];
             if (a.embedded) continue;
             if (k > 0) call += ", ";
             const std::string ai = "args[" + std::to_string(k++) + "]";
             std::string &s = call;
             switch (a.kind) {
-            case lower::Argument::Kind::InputBuffer: s += "(const tessera_buffer_t *)" + ai; break;
-            case lower::Argument::Kind::OutputBuffer: s += "(tessera_buffer_t *)" + ai; break;
-            case lower::Argument::Kind::Param: s += "*(const " + c_type_name(a.type) + " *)" + ai; break;
+            case ir::PipelineArgument::Kind::InputBuffer: s += "(const tessera_buffer_t *)" + ai; break;
+            case ir::PipelineArgument::Kind::OutputBuffer: s += "(tessera_buffer_t *)" + ai; break;
+            case ir::PipelineArgument::Kind::Param: s += "*(const " + c_type_name(a.type) + " *)" + ai; break;
             }
         }
         return "int " + fn_ + "_argv(void **args) {\n" + (k == 0 ? "    (void)args;\n" : "") + "    return " + fn_ +
@@ -384,7 +384,7 @@ public:
     /** File-scope definitions of a Buffer compiled into the code: its elements, densely
      * (dimension 0 innermost) as literals of the element type, its dimensions and its
      * descriptor `descriptor`. */
-    std::string embedded_buffer(const lower::Argument &a, const std::string &descriptor) {
+    std::string embedded_buffer(const ir::PipelineArgument &a, const std::string &descriptor) {
         TESSERA_INTERNAL_ASSERT(a.buffer, "embedded argument " << a.name << " without its Buffer");
         const ir::BufferData &b = *a.buffer;
         int64_t count = 1;
@@ -395,8 +395,8 @@ public:
         std::vector<int32_t> c(b.dims.size());
         for (size_t d = 0; d < c.size(); d++) c[d] = b.dims[d].min;
         for (int64_t e = 0; e < count; e++) {
-            const semantics::Scalar v =
-                semantics::load_scalar(b.type, b.host + b.checked_offset(c.data(), int(c.size())) * b.type.bytes());
+            const ir::Scalar v =
+                ir::load_scalar(b.type, b.host + b.checked_offset(c.data(), int(c.size())) * b.type.bytes());
             o << (e % 8 == 0 ? "\n    " : " ")
               << (b.type.is_float() ? float_literal(b.type, v.f)
                                     : b.type.is_int() ? int_literal(b.type, v.i) : uint_literal(b.type, v.u))
@@ -431,9 +431,9 @@ public:
         std::ostringstream entry, embedded;
         const int output_index = find_output();
         for (size_t i = 0; i < p_.args.size(); i++) {
-            const lower::Argument &a = p_.args[i];
+            const ir::PipelineArgument &a = p_.args[i];
             const ArgNames &n = arg_names_[i];
-            if (a.kind == lower::Argument::Kind::Param) {
+            if (a.kind == ir::PipelineArgument::Kind::Param) {
                 vars_[a.name].push_back(VarBinding{n.ident, a.type});
                 if (!uses.free_vars.count(a.name)) entry << "    (void)" << n.ident << ";\n";
                 continue;
@@ -448,10 +448,10 @@ public:
                   << a.dimensions << ")) return TESSERA_ERROR_BAD_BUFFER;\n";
         }
         if (output_index >= 0) {
-            const lower::Argument &out = p_.args[output_index];
+            const ir::PipelineArgument &out = p_.args[output_index];
             for (size_t i = 0; i < p_.args.size(); i++) {
-                const lower::Argument &a = p_.args[i];
-                if (a.kind != lower::Argument::Kind::InputBuffer) continue;
+                const ir::PipelineArgument &a = p_.args[i];
+                if (a.kind != ir::PipelineArgument::Kind::InputBuffer) continue;
                 entry << "    if (" << helpers_.use("tessera_check_overlap") << "("
                       << arg_names_[output_index].descriptor << ", " << c_string_literal(out.name) << ", "
                       << out.type.bytes() << ", " << arg_names_[i].descriptor << ", " << c_string_literal(a.name)
@@ -459,10 +459,10 @@ public:
             }
         }
         for (size_t i = 0; i < p_.args.size(); i++) {
-            const lower::Argument &a = p_.args[i];
+            const ir::PipelineArgument &a = p_.args[i];
             const ArgNames &n = arg_names_[i];
-            if (a.kind == lower::Argument::Kind::Param) continue;
-            const bool writable = a.kind == lower::Argument::Kind::OutputBuffer;
+            if (a.kind == ir::PipelineArgument::Kind::Param) continue;
+            const bool writable = a.kind == ir::PipelineArgument::Kind::OutputBuffer;
             bufs_[a.name].push_back(BufBinding{n.ident, a.type, writable});
             if (uses.free_buffers.count(a.name)) {
                 const std::string ct = c_type_name(a.type);
@@ -573,7 +573,7 @@ private:
         std::string descriptor;  // the tessera_buffer_t parameter of a buffer
     };
 
-    const lower::LoweredPipeline &p_;
+    const ir::LoweredPipeline &p_;
     bool jit_runtime_;
     std::string fn_;
     std::vector<ArgNames> arg_names_;
@@ -779,7 +779,7 @@ private:
 
     int find_output() const {
         for (size_t i = 0; i < p_.args.size(); i++)
-            if (p_.args[i].kind == lower::Argument::Kind::OutputBuffer) return int(i);
+            if (p_.args[i].kind == ir::PipelineArgument::Kind::OutputBuffer) return int(i);
         return -1;
     }
 
@@ -1213,9 +1213,9 @@ private:
                 } else if (i == 0) {
                     out.push_back(base);
                 } else if (cs || cu) {
-                    const sem::Scalar k = sem::binary(
-                        ExprKind::Mul, et, cs ? sem::make_int(i) : sem::make_uint(uint64_t(i)),
-                        cs ? sem::make_int(cs->value) : sem::make_uint(cu->value));
+                    const ir::Scalar k = ir::binary(
+                        ExprKind::Mul, et, cs ? ir::make_int(i) : ir::make_uint(uint64_t(i)),
+                        cs ? ir::make_int(cs->value) : ir::make_uint(cu->value));
                     const std::string lit = cs ? int_literal(et, k.i) : uint_literal(et, k.u);
                     out.push_back(temp(et, wrap_rhs(et, "+", base, lit)));
                 } else {
@@ -2095,7 +2095,7 @@ std::string sanitize_identifier(const std::string &name) {
     return s;
 }
 
-std::string c_function_name(const lower::LoweredPipeline &p, const CodeGenOptions &options) {
+std::string c_function_name(const ir::LoweredPipeline &p, const CodeGenOptions &options) {
     if (!options.function_name.empty()) {
         const std::string &n = options.function_name;
         if (sanitize_identifier(n) != n)
@@ -2106,11 +2106,11 @@ std::string c_function_name(const lower::LoweredPipeline &p, const CodeGenOption
     return sanitize_identifier(p.name.empty() ? std::string("pipeline") : p.name);
 }
 
-std::string emit_c(const lower::LoweredPipeline &p, const CodeGenOptions &options) {
+std::string emit_c(const ir::LoweredPipeline &p, const CodeGenOptions &options) {
     return Emitter(p, options).source();
 }
 
-std::string emit_header(const lower::LoweredPipeline &p, const CodeGenOptions &options) {
+std::string emit_header(const ir::LoweredPipeline &p, const CodeGenOptions &options) {
     return Emitter(p, options).header();
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The C emitter: a lowered pipeline (src/lower/Lower.h) becomes one self-contained C
+// The C emitter: a lowered pipeline (src/ir/LoweredPipeline.h) becomes one self-contained C
 // translation unit, and a header declaring it.
 //
 // The .c file needs only a C99 compiler and libm: it carries the runtime interface
@@ -16,7 +16,7 @@
 // calling tessera_error_handler with a message (runtime/tessera_runtime.h).
 //
 // Meaning (docs/semantics.md §11): the C code computes exactly what
-// src/semantics/Scalar.h computes, with no undefined behaviour for any input:
+// src/ir/Scalar.h computes, with no undefined behaviour for any input:
 //  * signed + - * wrap (done in the unsigned type and converted back);
 //  * / and % are Euclidean with x / 0 == 0 and MIN / -1 == MIN (static inline helpers);
 //  * shifts accept any amount (negative amounts shift the other way, oversized ones give
@@ -48,7 +48,7 @@
 
 #include <string>
 
-#include "lower/Lower.h"
+#include "ir/LoweredPipeline.h"
 
 namespace tessera::codegen {
 
@@ -64,16 +64,16 @@ struct CodeGenOptions {
 };
 
 /** The name of the function that emit_c defines for `p`. */
-std::string c_function_name(const lower::LoweredPipeline &p, const CodeGenOptions &options = {});
+std::string c_function_name(const ir::LoweredPipeline &p, const CodeGenOptions &options = {});
 
 /** A C translation unit computing `p` (see the top of this file). An IR construct the C
  * emitter does not accept (a Provide, Realize or Func call left by lowering, an unbound
  * variable or buffer, a store into an input) is an InternalError. */
-std::string emit_c(const lower::LoweredPipeline &p, const CodeGenOptions &options = {});
+std::string emit_c(const ir::LoweredPipeline &p, const CodeGenOptions &options = {});
 
 /** A header declaring the functions of emit_c(p, options) and the runtime types; valid C
  * and C++ (extern "C"), and includable together with the headers of other pipelines. */
-std::string emit_header(const lower::LoweredPipeline &p, const CodeGenOptions &options = {});
+std::string emit_header(const ir::LoweredPipeline &p, const CodeGenOptions &options = {});
 
 /** A valid C identifier for an arbitrary name, deterministic: characters other than
  * letters, digits and '_' become '_'; a name that starts with a digit or '_' or with

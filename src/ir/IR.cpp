@@ -1,7 +1,8 @@
 #include "ir/IR.h"
 
 #include "ir/Check.h"
-#include "semantics/Scalar.h"
+#include "ir/Function.h"
+#include "ir/Scalar.h"
 
 namespace tessera::ir {
 
@@ -31,13 +32,13 @@ void check_same_type(const Expr &a, const Expr &b, const char *what) {
 
 Expr IntImm::make(Type t, int64_t v) {
     TESSERA_INTERNAL_ASSERT(t.is_int() && t.is_scalar(), "IntImm of type " << t.to_string());
-    return make_expr<IntImm>(t, semantics::wrap_int(t.bits, v));
+    return make_expr<IntImm>(t, ir::wrap_int(t.bits, v));
 }
 
 Expr UIntImm::make(Type t, uint64_t v) {
     TESSERA_INTERNAL_ASSERT((t.is_uint() || t.is_bool()) && t.is_scalar(),
                             "UIntImm of type " << t.to_string());
-    return make_expr<UIntImm>(t, t.is_bool() ? uint64_t(v != 0) : semantics::wrap_uint(t.bits, v));
+    return make_expr<UIntImm>(t, t.is_bool() ? uint64_t(v != 0) : ir::wrap_uint(t.bits, v));
 }
 
 Expr FloatImm::make(Type t, double v) {
@@ -165,6 +166,67 @@ Expr Call::make_intrinsic(Type t, Intrinsic op, std::vector<Expr> args) {
     auto c = std::make_shared<Call>(t, intrinsic_name(op), std::move(args), CallKind::Intrinsic);
     c->op = op;
     return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
+}
+
+namespace {
+void check_coordinates(const std::vector<Expr> &args, const std::string &callee) {
+    for (const Expr &a : args) {
+        check_defined(a, "a call");
+        TESSERA_INTERNAL_ASSERT(a.type() == Int(32), "coordinate of " << callee << " of type " << a.type().to_string()
+                                                                      << " (the front-end coerces them to int32)");
+    }
+}
+}  // namespace
+
+Expr Call::make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args) {
+    check_coordinates(args, f->name);
+    // A call to a Func that is not defined yet gets a placeholder type; the validity check
+    // of the definition that contains it reports the Func as undefined (or as a
+    // self-reference in a pure definition) with the user's names.
+    Type t = f->defined() ? f->type : Int(32);
+    auto c = std::make_shared<Call>(t, f->name, std::move(args), CallKind::Func);
+    c->func = f;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
+}
+
+Expr Call::make_image(const std::shared_ptr<BufferData> &b, std::vector<Expr> args) {
+    check_coordinates(args, b->name);
+    TESSERA_INTERNAL_ASSERT(args.size() == b->dims.size(), "read of Buffer " << b->name << " with " << args.size()
+                                                                             << " coordinates");
+    auto c = std::make_shared<Call>(b->type, b->name, std::move(args), CallKind::Image);
+    c->buffer = b;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
+}
+
+Expr Call::make_input(const std::shared_ptr<InputData> &in, std::vector<Expr> args) {
+    check_coordinates(args, in->name);
+    TESSERA_INTERNAL_ASSERT(int(args.size()) == in->dimensions, "read of ImageParam " << in->name << " with "
+                                                                                      << args.size() << " coordinates");
+    auto c = std::make_shared<Call>(in->type, in->name, std::move(args), CallKind::Image);
+    c->input = in;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
+}
+
+Expr Variable::make_param(const std::shared_ptr<ParamData> &p) {
+    auto v = std::make_shared<Variable>(p->type, p->name, VarKind::Param);
+    v->param = p;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(v)));
+}
+
+Expr Variable::make_input_bound(const std::shared_ptr<InputData> &in, int dim, bool is_extent) {
+    auto v = std::make_shared<Variable>(Int(32), in->name + (is_extent ? ".extent." : ".min.") + std::to_string(dim),
+                                        VarKind::InputBound);
+    v->input = in;
+    v->input_dim = dim;
+    v->is_extent = is_extent;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(v)));
+}
+
+Expr Variable::make_rvar(const std::shared_ptr<RDomData> &d, int index) {
+    auto v = std::make_shared<Variable>(Int(32), d->dims.at(index).name, VarKind::Reduction);
+    v->rdom = d;
+    v->rdom_index = index;
+    return Expr(std::shared_ptr<const ExprNode>(std::move(v)));
 }
 
 Expr Let::make(const std::string &name, Expr value, Expr body) {

@@ -18,10 +18,10 @@
 
 namespace tessera::ir {
 
-struct FunctionData;  // src/lang/Function.h: a Func's definitions
-struct BufferData;    // src/lang/BufferData.h: memory of a Buffer
-struct InputData;     // src/lang/Inputs.h: an ImageParam
-struct ParamData;     // src/lang/Inputs.h: a scalar Param
+struct FunctionData;  // src/ir/Function.h: a Func's definitions
+struct BufferData;    // include/tessera/Buffer.h: memory of a Buffer
+struct InputData;     // include/tessera/Param.h: an ImageParam
+struct ParamData;     // include/tessera/Param.h: a scalar Param
 
 enum class ExprKind : uint8_t {
     IntImm, UIntImm, FloatImm, StringImm,

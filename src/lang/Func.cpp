@@ -6,8 +6,8 @@
 #include "ir/IR.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
-#include "lang/Function.h"
-#include "lang/Names.h"
+#include "ir/Function.h"
+#include "ir/Names.h"
 #include "lang/Validity.h"
 #include "semantics/ReferenceInterpreter.h"
 #include "tessera/Func.h"
@@ -15,90 +15,6 @@
 namespace tessera {
 
 using namespace ir;
-
-namespace ir {
-
-std::string describe_definition(const FunctionData &f, int stage) {
-    if (stage == 0) return "the pure definition of Func \"" + f.name + "\"";
-    return "update " + std::to_string(stage - 1) + " of Func \"" + f.name + "\"";
-}
-
-std::vector<std::shared_ptr<FunctionData>> dependency_order(const std::shared_ptr<FunctionData> &f) {
-    std::vector<std::shared_ptr<FunctionData>> order;
-    std::set<const FunctionData *> visited;
-    struct Calls : IRVisitor {
-        std::vector<std::shared_ptr<FunctionData>> callees;
-        using IRVisitor::include;
-
-    protected:
-        void visit(const Call *op) override {
-            if (op->call_kind == CallKind::Func) callees.push_back(op->func);
-            IRVisitor::visit(op);
-        }
-    };
-    std::function<void(const std::shared_ptr<FunctionData> &)> dfs = [&](const std::shared_ptr<FunctionData> &g) {
-        if (!visited.insert(g.get()).second) return;
-        Calls calls;
-        for (const Definition &d : g->definitions) {
-            for (const Expr &a : d.args) calls.include(a);
-            calls.include(d.value);
-            for (const Expr &p : d.predicates) calls.include(p);
-        }
-        for (const auto &c : calls.callees)
-            if (c != g) dfs(c);
-        order.push_back(g);
-    };
-    dfs(f);
-    return order;
-}
-
-std::vector<std::shared_ptr<FunctionData>> pipeline_functions(const std::shared_ptr<FunctionData> &f) {
-    std::vector<std::shared_ptr<FunctionData>> order = dependency_order(f);
-    std::set<const FunctionData *> seen;
-    for (const auto &g : order) seen.insert(g.get());
-    for (size_t i = 0; i < order.size(); i++) {
-        for (const auto &[consumer, w] : order[i]->schedule.wrappers) {
-            (void)consumer;
-            if (seen.count(w.get())) continue;
-            for (const auto &g : dependency_order(w))
-                if (seen.insert(g.get()).second) order.push_back(g);
-        }
-    }
-    return order;
-}
-
-Expr Call::make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args) {
-    args = lang::coerce_coordinates(std::move(args), f->name);
-    // A call to a Func that is not defined yet gets a placeholder type; the validity check
-    // of the definition that contains it reports the Func as undefined (or as a
-    // self-reference in a pure definition) with the user's names.
-    Type t = f->defined() ? f->type : Int(32);
-    auto c = std::make_shared<Call>(t, f->name, std::move(args), CallKind::Func);
-    c->func = f;
-    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
-}
-
-Expr Call::make_image(const std::shared_ptr<BufferData> &b, std::vector<Expr> args) {
-    args = lang::coerce_coordinates(std::move(args), b->name);
-    if (args.size() != b->dims.size())
-        throw CompileError("Buffer " + b->name + " has " + std::to_string(b->dims.size()) +
-                           " dimensions but is read with " + std::to_string(args.size()) + " coordinates");
-    auto c = std::make_shared<Call>(b->type, b->name, std::move(args), CallKind::Image);
-    c->buffer = b;
-    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
-}
-
-Expr Call::make_input(const std::shared_ptr<InputData> &in, std::vector<Expr> args) {
-    args = lang::coerce_coordinates(std::move(args), in->name);
-    if (int(args.size()) != in->dimensions)
-        throw CompileError("ImageParam " + in->name + " has " + std::to_string(in->dimensions) +
-                           " dimensions but is read with " + std::to_string(args.size()) + " coordinates");
-    auto c = std::make_shared<Call>(in->type, in->name, std::move(args), CallKind::Image);
-    c->input = in;
-    return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
-}
-
-}  // namespace ir
 
 namespace {
 
@@ -144,10 +60,10 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
         for (const Expr &a : args) f->args.push_back(as<Variable>(a)->name);
         f->type = value.type();
         d.pure_dims.assign(args.size(), true);
-        d.schedule = lang::default_stage_schedule(f->args, {});
+        d.schedule = ir::default_stage_schedule(f->args, {});
         f->definitions.push_back(d);
         try {
-            lang::check_unique_names(f, 0);
+            ir::check_unique_names(f, 0);
         } catch (...) {
             f->definitions.clear();
             f->args.clear();
@@ -170,12 +86,12 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
             if (d.pure_dims[i]) pure_vars.push_back(as<Variable>(args[i])->name);
         if (d.rdom)
             for (const auto &dim : d.rdom->dims) rvars.push_back(dim.name);
-        d.schedule = lang::default_stage_schedule(pure_vars, rvars);
+        d.schedule = ir::default_stage_schedule(pure_vars, rvars);
     }
     weaken_self_calls(f, d);
     f->definitions.push_back(d);
     try {
-        lang::check_unique_names(f, update_index + 1);
+        ir::check_unique_names(f, update_index + 1);
     } catch (...) {
         f->definitions.pop_back();
         throw;
@@ -253,7 +169,7 @@ Stage FuncRef::update_with(int op, const Expr &e) {
             throw;
         }
     }
-    Expr self = Call::make_func(func_, args_);
+    Expr self = Call::make_func(func_, lang::coerce_coordinates(args_, func_->name));
     Expr rhs = cast(func_->type, e);
     Expr value;
     switch (op) {
@@ -272,10 +188,10 @@ Stage FuncRef::operator/=(const Expr &e) { return update_with(3, e); }
 
 FuncRef::operator Expr() const {
     if (!func_) throw CompileError("Call of an undefined Func handle");
-    return Call::make_func(func_, args_);
+    return Call::make_func(func_, lang::coerce_coordinates(args_, func_->name));
 }
 
-Func::Func() : data_(new_function(lang::fresh_name('f'))) {}
+Func::Func() : data_(new_function(ir::fresh_name('f'))) {}
 
 Func::Func(const std::string &name) {
     if (name.empty()) throw CompileError("A Func needs a non-empty name");

@@ -1,14 +1,15 @@
 // Func's compilation entry points: realize through compiled code, the JIT, and
-// ahead-of-time output. Each lowers the pipeline (src/lower/) and hands it to the C
-// backend (src/codegen/).
+// ahead-of-time output. Each lowers the pipeline (src/lower/) and hands it to the driver
+// (src/driver/: the C emitter, the system C compiler, the JIT and its disk cache).
 
 #include <filesystem>
 #include <fstream>
 
-#include "codegen/Compiler.h"
+#include "driver/AOT.h"
+#include "driver/JIT.h"
 #include "ir/IRPrinter.h"
 #include "lang/References.h"
-#include "lang/Schedule.h"
+#include "lang/Scheduling.h"
 #include "lang/Validity.h"
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
@@ -24,7 +25,7 @@ void require_defined(const ir::FunctionData &f, const char *what) {
         throw CompileError(std::string("Can't ") + what + " Func \"" + f.name + "\": it has no definition");
 }
 
-lower::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args) {
+ir::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args) {
     f->frozen = true;
     lower::LowerOptions options;
     if (args) options.arguments = *args;
@@ -37,24 +38,24 @@ codegen::CodeGenOptions codegen_options(const std::string &fn_name) {
     return o;
 }
 
-codegen::CCompilerOptions c_compiler_for(const Target &target) {
-    codegen::CCompilerOptions o;
-    o.flags = codegen::c_flags_for(target);
+driver::CCompilerOptions c_compiler_for(const Target &target) {
+    driver::CCompilerOptions o;
+    o.flags = driver::c_flags_for(target);
     return o;
 }
 
 /** Finds an argument of a pipeline compiled before (by kind and name) among what the
  * pipeline computing `f` refers to now. */
-codegen::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::FunctionData> &f) {
+driver::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::FunctionData> &f) {
     auto refs = std::make_shared<lang::References>(lang::pipeline_references(f));
-    return [f, refs](lower::Argument &a) {
+    return [f, refs](ir::PipelineArgument &a) {
         switch (a.kind) {
-        case lower::Argument::Kind::OutputBuffer: return a.name == f->name && a.type == f->type;
-        case lower::Argument::Kind::Param:
+        case ir::PipelineArgument::Kind::OutputBuffer: return a.name == f->name && a.type == f->type;
+        case ir::PipelineArgument::Kind::Param:
             for (const auto &p : refs->params)
                 if (p->name == a.name && p->type == a.type) return bool(a.param = p);
             return false;
-        case lower::Argument::Kind::InputBuffer:
+        case ir::PipelineArgument::Kind::InputBuffer:
             for (const auto &in : refs->inputs)
                 if (in->name == a.name && in->type == a.type && in->dimensions == a.dimensions) return bool(a.input = in);
             for (const auto &b : refs->buffers)
@@ -70,14 +71,14 @@ codegen::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::Functio
  * parameter ranges) and the target. Empty if it cannot be printed. */
 std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
     try {
-        lang::check_unique_names(f);
+        ir::check_unique_names(f);
         return print_program(Func(f)) + "\n# target " + target.to_string() + "\n";
     } catch (const Error &) {
         return "";
     }
 }
 
-const codegen::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
+const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
     const std::string t = target.to_string();
     if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch()) {
         // A pipeline compiled before (in any process) is found by its printed form in the
@@ -85,14 +86,14 @@ const codegen::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f,
         f->frozen = true;  // as lowering would (no update may follow a compilation)
         const std::string key = pipeline_key(f, target);
         auto m = key.empty()
-                     ? std::make_shared<codegen::JITModule>(lower_with(f, nullptr), c_compiler_for(target))
-                     : std::make_shared<codegen::JITModule>(
+                     ? std::make_shared<driver::JITModule>(lower_with(f, nullptr), c_compiler_for(target))
+                     : std::make_shared<driver::JITModule>(
                            key, [&] { return lower_with(f, nullptr); }, argument_resolver(f), c_compiler_for(target));
         f->jit = std::move(m);
         f->jit_target = t;
         f->jit_epoch = lang::schedule_epoch();
     }
-    return *f->jit;
+    return *std::static_pointer_cast<const driver::JITModule>(f->jit);
 }
 
 void write_text(const std::string &path, const std::string &text) {
@@ -111,7 +112,7 @@ void Func::compile_jit(const Target &target) const {
 
 Buffer<> Func::realize(const std::vector<int> &sizes, const Target &target) const {
     require_defined(*data_, "realize");
-    lang::check_realize_sizes(*data_, sizes);
+    ir::check_realize_sizes(*data_, sizes);
     Buffer<> out(data_->type, sizes, data_->name);
     realize(out, target);
     return out;
@@ -127,8 +128,8 @@ void Func::realize(Buffer<> dst, const Target &target) const {
         throw RuntimeError("realize of Func \"" + data_->name + "\" into Buffer \"" + dst.name() + "\": it has " +
                            std::to_string(dst.dimensions()) + " dimensions but the Func has " +
                            std::to_string(data_->dimensions()));
-    const codegen::JITModule &m = jit_module(data_, target);
-    lower::LoweredPipeline shape;
+    const driver::JITModule &m = jit_module(data_, target);
+    ir::LoweredPipeline shape;
     shape.name = data_->name;
     shape.args = m.arguments();
     m.run(semantics::default_arguments(shape, dst.data_handle()));
@@ -137,8 +138,8 @@ void Func::realize(Buffer<> dst, const Target &target) const {
 std::vector<Argument> Func::infer_arguments() const {
     require_defined(*data_, "infer the arguments of");
     std::vector<Argument> result;
-    for (const lower::Argument &a : lower_with(data_, nullptr).args) {
-        if (a.kind == lower::Argument::Kind::OutputBuffer) continue;
+    for (const ir::PipelineArgument &a : lower_with(data_, nullptr).args) {
+        if (a.kind == ir::PipelineArgument::Kind::OutputBuffer) continue;
         if (a.param) {
             result.emplace_back(a.param);
         } else if (a.input) {
@@ -153,32 +154,32 @@ std::vector<Argument> Func::infer_arguments() const {
 void Func::compile_to_c(const std::string &filename, const std::vector<Argument> &args,
                         const std::string &fn_name) const {
     require_defined(*data_, "compile");
-    codegen::compile_to_c(lower_with(data_, &args), filename, codegen_options(fn_name));
+    driver::compile_to_c(lower_with(data_, &args), filename, codegen_options(fn_name));
 }
 
 void Func::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name) const {
     require_defined(*data_, "compile");
-    codegen::compile_to_header(lower_with(data_, &args), filename, codegen_options(fn_name));
+    driver::compile_to_header(lower_with(data_, &args), filename, codegen_options(fn_name));
 }
 
 void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
-    codegen::compile_to_object(lower_with(data_, &args), filename, c_compiler_for(target), codegen_options(fn_name));
+    driver::compile_to_object(lower_with(data_, &args), filename, c_compiler_for(target), codegen_options(fn_name));
 }
 
 void Func::compile_to_static_library(const std::string &filename_prefix, const std::vector<Argument> &args,
                                      const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
-    lower::LoweredPipeline p = lower_with(data_, &args);
-    codegen::compile_to_header(p, filename_prefix + ".h", codegen_options(fn_name));
-    codegen::compile_to_static_library(p, filename_prefix + ".a", c_compiler_for(target), codegen_options(fn_name));
+    ir::LoweredPipeline p = lower_with(data_, &args);
+    driver::compile_to_header(p, filename_prefix + ".h", codegen_options(fn_name));
+    driver::compile_to_static_library(p, filename_prefix + ".a", c_compiler_for(target), codegen_options(fn_name));
 }
 
 void Func::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args) const {
     require_defined(*data_, "compile");
-    lower::LoweredPipeline p = lower_with(data_, args.empty() ? nullptr : &args);
+    ir::LoweredPipeline p = lower_with(data_, args.empty() ? nullptr : &args);
     write_text(filename, ir::to_string(p.body) + "\n");
 }
 

@@ -1,8 +1,9 @@
 // Scalar parameters and image inputs.
 
 #include "ir/IR.h"
-#include "lang/Names.h"
-#include "semantics/Scalar.h"
+#include "ir/Names.h"
+#include "lang/Validity.h"
+#include "ir/Scalar.h"
 #include "tessera/IROperator.h"
 #include "tessera/Param.h"
 
@@ -14,7 +15,7 @@ namespace detail {
 
 std::shared_ptr<ParamData> make_param(Type t, const std::string &name) {
     auto p = std::make_shared<ParamData>();
-    p->name = name.empty() ? lang::fresh_name('p') : name;
+    p->name = name.empty() ? ir::fresh_name('p') : name;
     p->type = t;
     return p;
 }
@@ -47,7 +48,7 @@ void set_param_range(ParamData &p, Expr min_value, Expr max_value) {
 std::shared_ptr<InputData> make_input(Type t, int dims, const std::string &name) {
     if (dims < 0) throw CompileError("ImageParam " + name + " with a negative number of dimensions");
     auto in = std::make_shared<InputData>();
-    in->name = name.empty() ? lang::fresh_name('i') : name;
+    in->name = name.empty() ? ir::fresh_name('i') : name;
     in->type = t;
     in->dimensions = dims;
     return in;
@@ -66,29 +67,14 @@ void bind_input(InputData &in, const std::shared_ptr<BufferData> &b) {
 
 Expr input_call(const std::shared_ptr<InputData> &in, std::vector<Expr> args) {
     if (!in) throw CompileError("Use of an undefined ImageParam");
+    args = lang::coerce_coordinates(std::move(args), in->name);
+    if (int(args.size()) != in->dimensions)
+        throw CompileError("ImageParam " + in->name + " has " + std::to_string(in->dimensions) +
+                           " dimensions but is read with " + std::to_string(args.size()) + " coordinates");
     return Call::make_input(in, std::move(args));
 }
 
 }  // namespace detail
-
-namespace ir {
-
-Expr Variable::make_param(const std::shared_ptr<ParamData> &p) {
-    auto v = std::make_shared<Variable>(p->type, p->name, VarKind::Param);
-    v->param = p;
-    return Expr(std::shared_ptr<const ExprNode>(std::move(v)));
-}
-
-Expr Variable::make_input_bound(const std::shared_ptr<InputData> &in, int dim, bool is_extent) {
-    auto v = std::make_shared<Variable>(Int(32), in->name + (is_extent ? ".extent." : ".min.") + std::to_string(dim),
-                                        VarKind::InputBound);
-    v->input = in;
-    v->input_dim = dim;
-    v->is_extent = is_extent;
-    return Expr(std::shared_ptr<const ExprNode>(std::move(v)));
-}
-
-}  // namespace ir
 
 ImageParam::ImageParam(Type t, int dimensions, const std::string &name)
     : data_(detail::make_input(t, dimensions, name)) {}

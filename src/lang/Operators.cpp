@@ -252,22 +252,6 @@ Expr shift(Intrinsic op, Expr a, Expr b, const char *name) {
 Expr operator<<(Expr a, Expr b) { return shift(Intrinsic::ShiftLeft, std::move(a), std::move(b), "<<"); }
 Expr operator>>(Expr a, Expr b) { return shift(Intrinsic::ShiftRight, std::move(a), std::move(b), ">>"); }
 
-Expr make_bool(bool b) { return UIntImm::make(Bool(), b ? 1 : 0); }
-
-Expr make_const(Type t, int64_t v) {
-    if (t.is_float()) return FloatImm::make(t, double(v));
-    if (t.is_int()) return IntImm::make(t, v);
-    return UIntImm::make(t, uint64_t(v));
-}
-
-Expr make_const(Type t, double v) {
-    if (t.is_float()) return FloatImm::make(t, v);
-    return cast(t, FloatImm::make(Float(64), v));
-}
-
-Expr make_zero(Type t) { return make_const(t, int64_t(0)); }
-Expr make_one(Type t) { return make_const(t, int64_t(1)); }
-
 Expr cast(Type t, Expr a) {
     require_defined(a, "cast");
     if (a.type() == t) return a;

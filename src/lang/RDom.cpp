@@ -1,7 +1,7 @@
 // Reduction domains.
 
 #include "ir/IR.h"
-#include "lang/Names.h"
+#include "ir/Names.h"
 #include "tessera/IROperator.h"
 #include "tessera/RDom.h"
 
@@ -14,7 +14,7 @@ const char *const dim_suffix[] = {".x", ".y", ".z", ".w"};
 void RDom::init(const Region &region, const std::string &name) {
     if (region.empty()) throw CompileError("An RDom needs at least one dimension");
     data_ = std::make_shared<ir::RDomData>();
-    data_->name = name.empty() ? lang::fresh_name('r') : name;
+    data_->name = name.empty() ? ir::fresh_name('r') : name;
     for (size_t i = 0; i < region.size(); i++) {
         const Range &r = region[i];
         std::string dname = data_->name + (i < 4 ? std::string(dim_suffix[i]) : "." + std::to_string(i));

@@ -17,8 +17,9 @@
 #include "analysis/Associativity.h"
 #include "ir/IRPrinter.h"
 #include "ir/Substitute.h"
-#include "lang/Function.h"
-#include "lang/Schedule.h"
+#include "ir/Function.h"
+#include "ir/Schedule.h"
+#include "lang/Scheduling.h"
 #include "tessera/Func.h"
 #include "tessera/IROperator.h"
 
@@ -130,7 +131,7 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
     std::vector<std::string> pure_vars(f.args.begin(), f.args.end()), rvars;
     if (outer)
         for (const auto &dim : outer->dims) rvars.push_back(dim.name);
-    merged.schedule = lang::default_stage_schedule(pure_vars, rvars);
+    merged.schedule = ir::default_stage_schedule(pure_vars, rvars);
     if (outer) outer->used = true;
     intm.data()->frozen = true;
     f.definitions[size_t(stage_)] = merged;

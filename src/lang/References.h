@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/IR.h"
-#include "lang/Function.h"
+#include "ir/Function.h"
 
 namespace tessera::lang {
 

@@ -1,6 +1,6 @@
 // The scheduling language: each directive checks what it can check locally (the loops it
 // names exist, new names are fresh, factors are positive startup expressions) and records
-// itself in the schedule (src/lang/Schedule.h). The checks that need the whole pipeline
+// itself in the schedule (src/ir/Schedule.h). The checks that need the whole pipeline
 // (compute levels, races, tail strategies against the final set of definitions, constant
 // extents) run when the pipeline is lowered (src/lower/CheckSchedules.cpp).
 
@@ -10,9 +10,10 @@
 
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
-#include "lang/Function.h"
-#include "lang/Names.h"
-#include "lang/Schedule.h"
+#include "ir/Function.h"
+#include "ir/Schedule.h"
+#include "ir/Names.h"
+#include "lang/Scheduling.h"
 #include "lang/Validity.h"
 #include "tessera/Func.h"
 #include "tessera/IROperator.h"
@@ -20,12 +21,9 @@
 namespace tessera {
 
 using namespace ir;
-using lang::Dim;
-using lang::Split;
-using lang::StageSchedule;
 
 // ---------------------------------------------------------------------------------------
-// Schedules as data
+// The schedule epoch
 
 namespace lang {
 
@@ -36,38 +34,10 @@ std::atomic<uint64_t> g_epoch{0};
 uint64_t schedule_epoch() { return g_epoch.load(); }
 void schedule_changed() { g_epoch++; }
 
-std::shared_ptr<StageSchedule> StageSchedule::copy() const {
-    auto c = std::make_shared<StageSchedule>(*this);
-    for (auto &s : c->specializations)
-        if (s.schedule) s.schedule = s.schedule->copy();
-    return c;
-}
-
-std::shared_ptr<StageSchedule> default_stage_schedule(const std::vector<std::string> &pure_vars,
-                                                      const std::vector<std::string> &rvars) {
-    auto s = std::make_shared<StageSchedule>();
-    for (const auto &r : rvars) s->dims.push_back(Dim{r, r, ForType::Serial, false, true});
-    for (const auto &v : pure_vars) s->dims.push_back(Dim{v, v, ForType::Serial, true, false});
-    for (const Dim &d : s->dims) s->loop_names.push_back(d.loop);
-    return s;
-}
-
 }  // namespace lang
 
-const char *tail_strategy_name(TailStrategy t) {
-    switch (t) {
-    case TailStrategy::RoundUp: return "RoundUp";
-    case TailStrategy::GuardWithIf: return "GuardWithIf";
-    case TailStrategy::ShiftInwards: return "ShiftInwards";
-    case TailStrategy::Auto: return "Auto";
-    }
-    return "?";
-}
-
 // ---------------------------------------------------------------------------------------
-// LoopLevel
-
-LoopLevel::LoopLevel() : contents_(std::make_shared<Contents>()) {}
+// LoopLevel (its accessors are the schedule data's: src/ir/Schedule.cpp)
 
 LoopLevel::LoopLevel(const Func &f, const VarOrRVar &v, int stage_index) : LoopLevel() {
     contents_->kind = Contents::Kind::At;
@@ -77,41 +47,9 @@ LoopLevel::LoopLevel(const Func &f, const VarOrRVar &v, int stage_index) : LoopL
     contents_->stage = stage_index;
 }
 
-LoopLevel LoopLevel::root() {
-    LoopLevel l;
-    l.contents_->kind = Contents::Kind::Root;
-    return l;
-}
-
-LoopLevel LoopLevel::inlined() {
-    LoopLevel l;
-    l.contents_->kind = Contents::Kind::Inlined;
-    return l;
-}
-
 void LoopLevel::set(const LoopLevel &other) {
     *contents_ = *other.contents_;
     lang::schedule_changed();
-}
-
-bool LoopLevel::defined() const { return contents_->kind != Contents::Kind::Undefined; }
-bool LoopLevel::is_root() const { return contents_->kind == Contents::Kind::Root; }
-bool LoopLevel::is_inlined() const { return contents_->kind == Contents::Kind::Inlined; }
-std::string LoopLevel::func() const { return contents_->func; }
-std::string LoopLevel::var() const { return contents_->var; }
-bool LoopLevel::is_rvar() const { return contents_->is_rvar; }
-int LoopLevel::stage_index() const { return contents_->stage; }
-
-std::string LoopLevel::to_string() const {
-    switch (contents_->kind) {
-    case Contents::Kind::Undefined: return "the default level";
-    case Contents::Kind::Root: return "root";
-    case Contents::Kind::Inlined: return "inlined";
-    case Contents::Kind::At: break;
-    }
-    std::string s = "the loop over " + contents_->var + " of Func \"" + contents_->func + "\"";
-    if (contents_->stage > 0) s += " (update " + std::to_string(contents_->stage - 1) + ")";
-    return s;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -446,7 +384,7 @@ Stage Stage::specialize(const Expr &condition) {
     StageSchedule &s = d.schedule();
     if (!s.specializations.empty() && !s.specializations.back().schedule)
         d.fail("it comes after specialize_fail(), which handles every remaining case");
-    lang::Specialization sp;
+    ir::Specialization sp;
     sp.condition = condition.type().is_bool() ? condition : (condition != make_zero(condition.type()));
     sp.schedule = s.copy();
     sp.schedule->specializations.clear();
@@ -461,7 +399,7 @@ void Stage::specialize_fail(const std::string &message) {
     if (s.specializations.empty())
         d.fail("it needs at least one specialize() before it (it handles the case where none holds)");
     if (!s.specializations.back().schedule) d.fail("specialize_fail() was already given");
-    lang::Specialization sp;
+    ir::Specialization sp;
     sp.failure_message = message;
     s.specializations.push_back(sp);
     d.done();
@@ -557,10 +495,10 @@ void check_startup(const FunctionData &f, const std::string &directive, const Ex
                                     " must be a startup expression (constants, Params and input bounds only)");
 }
 
-lang::Bound &bound_of(FunctionData &f, const std::string &var) {
+ir::Bound &bound_of(FunctionData &f, const std::string &var) {
     for (auto &b : f.schedule.bounds)
         if (b.var == var) return b;
-    f.schedule.bounds.push_back(lang::Bound{var, Expr(), Expr(), Expr(), Expr()});
+    f.schedule.bounds.push_back(ir::Bound{var, Expr(), Expr(), Expr(), Expr()});
     return f.schedule.bounds.back();
 }
 
@@ -616,7 +554,7 @@ Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
     pure_var_index(*data_, text, var);
     check_startup(*data_, text, min, "min");
     check_startup(*data_, text, extent, "extent");
-    lang::Bound &b = bound_of(*data_, var.name());
+    ir::Bound &b = bound_of(*data_, var.name());
     b.min = cast(Int(32), min);
     b.extent = cast(Int(32), extent);
     lang::schedule_changed();
@@ -642,7 +580,7 @@ Func &Func::align_bounds(const Var &var, const Expr &modulus, const Expr &remain
     check_startup(*data_, text, remainder, "remainder");
     if (const IntImm *m = as<IntImm>(modulus); m && m->value <= 0)
         func_fail(*data_, text, "the modulus must be positive");
-    lang::Bound &b = bound_of(*data_, var.name());
+    ir::Bound &b = bound_of(*data_, var.name());
     b.modulus = cast(Int(32), modulus);
     b.remainder = cast(Int(32), remainder);
     lang::schedule_changed();
@@ -683,9 +621,9 @@ Func &Func::fold_storage(const Var &var, const Expr &extent, bool fold_forward) 
     if (const IntImm *c = as<IntImm>(extent); c && c->value <= 0)
         func_fail(*data_, text, "the fold extent must be positive");
     auto &folds = data_->schedule.folds;
-    folds.erase(std::remove_if(folds.begin(), folds.end(), [&](const lang::StorageFold &f) { return f.var == var.name(); }),
+    folds.erase(std::remove_if(folds.begin(), folds.end(), [&](const ir::StorageFold &f) { return f.var == var.name(); }),
                 folds.end());
-    folds.push_back(lang::StorageFold{var.name(), cast(Int(32), extent), fold_forward});
+    folds.push_back(ir::StorageFold{var.name(), cast(Int(32), extent), fold_forward});
     lang::schedule_changed();
     return *this;
 }

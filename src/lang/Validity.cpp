@@ -277,41 +277,4 @@ void check_update_definition(const FunctionData &f, int update_index, const std:
     check_calls(f, stage, uses);
 }
 
-void check_unique_names(const std::shared_ptr<FunctionData> &output, int stage) {
-    std::map<std::string, std::pair<const void *, std::string>> seen;
-    auto claim = [&](const std::string &name, const void *who, const std::string &what) {
-        auto [it, inserted] = seen.emplace(name, std::make_pair(who, what));
-        if (!inserted && it->second.first != who)
-            throw CompileError((stage >= 0 ? "In " + describe_definition(*output, stage) + ": t" : std::string("T")) +
-                               "wo different objects in the pipeline of " + quote(output->name) + " are named " +
-                               quote(name) + " (" + it->second.second + " and " + what +
-                               "); names in a pipeline must be unique");
-    };
-    for (const auto &f : dependency_order(output)) {
-        claim(f->name, f.get(), "a Func");
-        for (const Definition &d : f->definitions) {
-            Uses uses;
-            for (const Expr &a : d.args) uses.include(a);
-            uses.include(d.value);
-            for (const Expr &p : d.predicates) uses.include(p);
-            for (const Call *c : uses.image_calls) {
-                if (c->buffer) claim(c->name, c->buffer.get(), "a Buffer");
-                else claim(c->name, c->input.get(), "an ImageParam");
-            }
-            for (const Variable *v : uses.vars)
-                if (v->var_kind == VarKind::Param) claim(v->name, v->param.get(), "a Param");
-        }
-    }
-}
-
-void check_realize_sizes(const ir::FunctionData &f, const std::vector<int> &sizes) {
-    if (int(sizes.size()) != f.dimensions())
-        throw CompileError("Func \"" + f.name + "\" has " + std::to_string(f.dimensions()) +
-                           " dimensions but realize was given " + std::to_string(sizes.size()) + " sizes");
-    for (size_t i = 0; i < sizes.size(); i++)
-        if (sizes[i] < 0)
-            throw RuntimeError("realize of Func \"" + f.name + "\": size " + std::to_string(sizes[i]) +
-                               " of dimension " + std::to_string(i) + " is negative");
-}
-
 }  // namespace tessera::lang

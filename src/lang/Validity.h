@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "lang/Function.h"
+#include "ir/Function.h"
 
 namespace tessera::lang {
 
@@ -23,16 +23,8 @@ void check_update_definition(const ir::FunctionData &f, int update_index, const 
 std::shared_ptr<ir::RDomData> find_rdom(const ir::FunctionData &f, int stage, const std::vector<Expr> &args,
                                          const Expr &value);
 
-/** Funcs, images and parameters in a pipeline must have distinct names. `stage` is the
- * definition being added (for the message), or -1. */
-void check_unique_names(const std::shared_ptr<ir::FunctionData> &output, int stage = -1);
-
 /** Coerce Func or image call coordinates to int32 (CompileError for non-integers). */
 std::vector<Expr> coerce_coordinates(std::vector<Expr> args, const std::string &callee);
-
-/** realize(sizes) of `f`: one size per dimension (CompileError), none negative
- * (RuntimeError). */
-void check_realize_sizes(const ir::FunctionData &f, const std::vector<int> &sizes);
 
 /** Is e a startup expression (constants, Params and ImageParam bounds only)? */
 bool is_startup_expression(const Expr &e);

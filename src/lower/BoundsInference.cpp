@@ -70,7 +70,7 @@ Expr str(const std::string &s) { return StringImm::make(s); }
  * i; adds the checks that the result still covers what is required. */
 Interval apply_bounds(const FunctionData &f, int i, Interval need, std::vector<Stmt> &checks) {
     const std::string &var = f.args[size_t(i)];
-    for (const lang::Bound &b : f.schedule.bounds) {
+    for (const ir::Bound &b : f.schedule.bounds) {
         if (b.var != var) continue;
         Interval r = need;
         if (b.extent.defined()) {

@@ -29,9 +29,9 @@
 namespace tessera::lower {
 
 using namespace ir;
-using lang::Dim;
-using lang::Split;
-using lang::StageSchedule;
+using ir::Dim;
+using ir::Split;
+using ir::StageSchedule;
 
 namespace {
 

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "ir/Function.h"
 #include "ir/IR.h"
-#include "lang/Function.h"
+#include "ir/LoweredPipeline.h"
+#include "tessera/Argument.h"
 
 namespace tessera::lower {
 
@@ -65,12 +67,12 @@ std::string dim_var_name(const ir::Definition &d, int i);
 /** The tail strategy a split of stage `stage` uses: Auto resolves to ShiftInwards for the
  * pure definition of a single-definition Func that is not the output, GuardWithIf
  * otherwise. */
-TailStrategy resolve_tail(const FuncPlan &p, int stage, const lang::Split &s, bool rvar);
+TailStrategy resolve_tail(const FuncPlan &p, int stage, const ir::Split &s, bool rvar);
 /** Whether the pure definition's loops over `var` compute past the region required of
  * them (a RoundUp or ShiftInwards split of `var` or of a loop made from it). */
 bool computes_past_region(const FuncPlan &p, const std::string &var);
 
-/** Buffer descriptor variables of a pipeline argument or allocation (src/lower/Lower.h). */
+/** Buffer descriptor variables of a pipeline argument or allocation (src/ir/LoweredPipeline.h). */
 Expr buffer_min(const std::string &buffer, int dim);
 Expr buffer_extent(const std::string &buffer, int dim);
 Expr buffer_stride(const std::string &buffer, int dim);
@@ -105,6 +107,21 @@ ir::Stmt sliding_window(PipelinePlan &plan, ir::Stmt s);
  * output buffer covering what is written. */
 ir::Stmt add_image_checks(const PipelinePlan &plan, ir::Stmt s);
 
+/** The arguments of the pipeline (src/ir/LoweredPipeline.h) in the default order: input
+ * buffers in order of first use, Params by name, then the output buffer. */
+std::vector<ir::PipelineArgument> pipeline_arguments(const ir::FunctionData &output, const ir::Stmt &s);
+
+/** The arguments in an ahead-of-time caller's order (LowerOptions::arguments), then the
+ * output: CompileError for an undefined or repeated argument, or a Param or ImageParam that
+ * is used but not listed; Buffers used but not listed are embedded. */
+std::vector<ir::PipelineArgument> order_arguments(const std::string &pipeline,
+                                                  const std::vector<ir::PipelineArgument> &used,
+                                                  const std::vector<tessera::Argument> &listed);
+
+/** Dimension 0 of every buffer argument is dense: checked on entry, and its stride is the
+ * constant 1 in the code. */
+ir::Stmt dense_innermost_dimension(const std::vector<ir::PipelineArgument> &args, ir::Stmt s);
+
 /** Realize/Provide/Call on Funcs and images become Allocate/Store/Load on flat memory,
  * in each Func's storage order and with its storage folds. */
 ir::Stmt storage_flattening(const PipelinePlan &plan, ir::Stmt s);
@@ -127,8 +144,12 @@ ir::Stmt hoist_loop_invariant_lets(ir::Stmt s);
 /** Unrolled loops become copies of their bodies. */
 ir::Stmt unroll_loops(ir::Stmt s);
 
+/** An int32 coordinate as an int64, with the widening pushed through +, - and * by a
+ * constant (src/lower/WidenIndices.cpp). */
+Expr widen_coordinate(const Expr &e);
+
 /** Element offsets: int64(x + 8) as int64(x) + 8 (coordinates do not overflow), so the C
- * compiler sees accesses a constant distance apart (src/lower/StorageFlattening.cpp). */
+ * compiler sees accesses a constant distance apart (src/lower/WidenIndices.cpp). */
 ir::Stmt widen_indices(ir::Stmt s);
 
 /** Guards and boundary clamps are peeled off the steady state of loops. */

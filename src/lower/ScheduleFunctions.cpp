@@ -36,9 +36,9 @@
 namespace tessera::lower {
 
 using namespace ir;
-using lang::Dim;
-using lang::Split;
-using lang::StageSchedule;
+using ir::Dim;
+using ir::Split;
+using ir::StageSchedule;
 
 namespace {
 
@@ -438,7 +438,7 @@ TailStrategy resolve_tail(const FuncPlan &p, int stage, const Split &s, bool rva
 }
 
 bool computes_past_region(const FuncPlan &p, const std::string &var) {
-    const lang::StageSchedule &sched = *p.defs[0].schedule;
+    const ir::StageSchedule &sched = *p.defs[0].schedule;
     std::set<std::string> from_var{var};
     for (const Split &sp : sched.splits) {
         switch (sp.kind) {

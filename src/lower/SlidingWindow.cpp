@@ -204,7 +204,7 @@ private:
 
 Stmt sliding_window(PipelinePlan &plan, Stmt s) {
     for (FuncPlan &p : plan.funcs) {
-        for (const lang::StorageFold &fd : p.func->schedule.folds) {
+        for (const ir::StorageFold &fd : p.func->schedule.folds) {
             if (p.is_output)
                 throw CompileError("Func \"" + p.func->name +
                                    "\" is the pipeline's output; its storage is the caller's buffer, which cannot be "

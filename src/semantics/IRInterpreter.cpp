@@ -146,7 +146,7 @@ std::string buffer_shape(const BufferData &b) {
 
 class Machine {
 public:
-    Machine(const lower::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &options)
+    Machine(const ir::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &options)
         : p_(p), options_(options) {
         if (args.size() != p.args.size())
             throw RuntimeError("Pipeline \"" + p.name + "\" takes " + std::to_string(p.args.size()) +
@@ -177,8 +177,8 @@ private:
 
     // --- arguments ----------------------------------------------------------------------
 
-    void bind_argument(const lower::Argument &arg, const ArgValue &v, ReferenceBindings &bindings) {
-        using Kind = lower::Argument::Kind;
+    void bind_argument(const ir::PipelineArgument &arg, const ArgValue &v, ReferenceBindings &bindings) {
+        using Kind = ir::PipelineArgument::Kind;
         if (arg.kind == Kind::Param) {
             Scalar value = v.type == arg.type ? normalize(arg.type, v.scalar) : cast(arg.type, v.type, v.scalar);
             push(env_[arg.name], Value::scalar(arg.type, value));
@@ -687,7 +687,7 @@ private:
              "\" hold poison (never stored, or computed from uninitialized memory), at " + where);
     }
 
-    const lower::LoweredPipeline &p_;
+    const ir::LoweredPipeline &p_;
     const RunOptions &options_;
     std::unordered_map<std::string, Stack> env_;
     std::unordered_map<const std::string *, Stack *> stack_cache_;
@@ -701,16 +701,16 @@ private:
 
 }  // namespace
 
-void run(const lower::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &options) {
+void run(const ir::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &options) {
     Machine m(p, args, options);
     m.execute();
 }
 
-std::vector<ArgValue> default_arguments(const lower::LoweredPipeline &p, std::shared_ptr<BufferData> output) {
+std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::shared_ptr<BufferData> output) {
     std::vector<ArgValue> args;
-    for (const lower::Argument &a : p.args) {
+    for (const ir::PipelineArgument &a : p.args) {
         switch (a.kind) {
-        case lower::Argument::Kind::InputBuffer:
+        case ir::PipelineArgument::Kind::InputBuffer:
             if (a.buffer) {
                 args.push_back(ArgValue::of_buffer(a.buffer));
             } else {
@@ -720,7 +720,7 @@ std::vector<ArgValue> default_arguments(const lower::LoweredPipeline &p, std::sh
                 args.push_back(ArgValue::of_buffer(a.input->bound));
             }
             break;
-        case lower::Argument::Kind::Param: {
+        case ir::PipelineArgument::Kind::Param: {
             TESSERA_INTERNAL_ASSERT(a.param, "Param argument \"" << a.name << "\" without its Param");
             Scalar v;
             static_assert(sizeof(v) == sizeof(a.param->value));
@@ -728,7 +728,7 @@ std::vector<ArgValue> default_arguments(const lower::LoweredPipeline &p, std::sh
             args.push_back(ArgValue::of_scalar(a.param->type, v));
             break;
         }
-        case lower::Argument::Kind::OutputBuffer: args.push_back(ArgValue::of_buffer(output)); break;
+        case ir::PipelineArgument::Kind::OutputBuffer: args.push_back(ArgValue::of_buffer(output)); break;
         }
     }
     return args;

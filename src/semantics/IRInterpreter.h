@@ -1,5 +1,5 @@
 #pragma once
-// The IR interpreter: executes a lowered pipeline (src/lower/Lower.h) on concrete buffers,
+// The IR interpreter: executes a lowered pipeline (src/ir/LoweredPipeline.h) on concrete buffers,
 // following the IR semantics of notes/seed002.md §3.2 with every stuck state made loud.
 //
 // * Fresh allocations are POISONED (ε_mem): every element carries a poison bit until it is
@@ -25,7 +25,7 @@
 //   semantics (src/semantics/Prophecy.h documents exactly what is checked).
 //
 // Scalars and vectors (Ramp, Broadcast, lanes > 1 Loads, Stores and operators) are
-// evaluated lane by lane with the operators of src/semantics/Scalar.h. Parallel loops run
+// evaluated lane by lane with the operators of src/ir/Scalar.h. Parallel loops run
 // serially (seed002 §3.2: they have no separate semantics).
 
 #include <cstdint>
@@ -34,11 +34,13 @@
 #include <string>
 #include <vector>
 
-#include "lower/Lower.h"
+#include "ir/LoweredPipeline.h"
 #include "semantics/Prophecy.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 
 namespace tessera::semantics {
+
+using ir::Scalar;
 
 /** The value of one pipeline argument, in the order of LoweredPipeline::args. */
 struct ArgValue {
@@ -95,11 +97,11 @@ struct WorkLimitExceeded : std::runtime_error {
  * buffer. Throws RuntimeError where the pipeline's assertions fail (and for arguments
  * that do not fit p.args), InternalError where the lowered code breaks an invariant
  * above. */
-void run(const lower::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &options = {});
+void run(const ir::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &options = {});
 
 /** Arguments for `p` taken from the algorithm objects: each Param's current value, the
  * Buffer bound to each ImageParam, each Buffer read by the algorithm, and `output` for
  * the output buffer. */
-std::vector<ArgValue> default_arguments(const lower::LoweredPipeline &p, std::shared_ptr<ir::BufferData> output);
+std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::shared_ptr<ir::BufferData> output);
 
 }  // namespace tessera::semantics

@@ -35,7 +35,7 @@ std::string point_text(const int32_t *c, size_t n) {
 
 }  // namespace
 
-ProphecyChecker::ProphecyChecker(const lower::LoweredPipeline &p, const ReferenceBindings &bindings)
+ProphecyChecker::ProphecyChecker(const ir::LoweredPipeline &p, const ReferenceBindings &bindings)
     : pipeline_(p.name) {
     TESSERA_INTERNAL_ASSERT(p.output, "lowered pipeline \"" << p.name << "\" has no output Func");
     for (const auto &f : pipeline_functions(p.output)) funcs_[f->name] = f.get();

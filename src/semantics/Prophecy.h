@@ -16,7 +16,7 @@
 //    Func must compute may hold over-computed garbage derived from poisoned storage.
 //    Whether poison reaches the output window is checked separately by the interpreter.
 // 3. Stores of a pure definition (k = 0) and of an update WITHOUT an RDom are compared when
-//    they execute: the stored value must be identical (semantics::identical: bitwise for
+//    they execute: the stored value must be identical (ir::identical: bitwise for
 //    floats) to F_k(c). Such a definition writes each point once, with its final value.
 // 4. Stores of an update WITH an RDom are the values after ONE iteration; only the last
 //    write to a point is F_k(c). They are recorded per storage buffer as point -> last
@@ -47,11 +47,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lower/Lower.h"
+#include "ir/LoweredPipeline.h"
 #include "semantics/ReferenceInterpreter.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 
 namespace tessera::semantics {
+
+using ir::Scalar;
 
 /** A value as the interpreter's messages print it: integers in decimal, bools as
  * true/false, floats with enough digits to round-trip (float32 with an "f" suffix). */
@@ -69,7 +71,7 @@ class ProphecyChecker {
 public:
     /** `bindings` holds the run's argument values (Params, ImageParams, Buffers) for the
      * reference semantics. */
-    ProphecyChecker(const lower::LoweredPipeline &p, const ReferenceBindings &bindings);
+    ProphecyChecker(const ir::LoweredPipeline &p, const ReferenceBindings &bindings);
     ~ProphecyChecker();
     ProphecyChecker(const ProphecyChecker &) = delete;
     ProphecyChecker &operator=(const ProphecyChecker &) = delete;

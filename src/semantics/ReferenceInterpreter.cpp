@@ -8,8 +8,8 @@
 
 #include "ir/Check.h"
 #include "ir/IRPrinter.h"
-#include "lang/Validity.h"
-#include "semantics/Scalar.h"
+#include "ir/Function.h"
+#include "ir/Scalar.h"
 
 namespace tessera::semantics {
 
@@ -664,7 +664,7 @@ Scalar ReferenceOracle::value(const FunctionData *f, int stage, const int32_t *c
 }
 
 std::shared_ptr<BufferData> reference_realize(const std::shared_ptr<FunctionData> &f, const std::vector<int> &sizes) {
-    lang::check_realize_sizes(*f, sizes);
+    ir::check_realize_sizes(*f, sizes);
     Interpreter interp(f);
     auto dst = tessera::detail::make_buffer(f->type, sizes, f->name);
     interp.realize_into(*dst);

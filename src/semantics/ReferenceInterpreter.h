@@ -8,10 +8,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lang/Function.h"
-#include "semantics/Scalar.h"
+#include "ir/Function.h"
+#include "ir/Scalar.h"
 
 namespace tessera::semantics {
+
+using ir::Scalar;
 
 /** Values of `f` over [0, sizes[0]) x ...; a new buffer of f's type. */
 std::shared_ptr<ir::BufferData> reference_realize(const std::shared_ptr<ir::FunctionData> &f,

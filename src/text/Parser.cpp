@@ -17,7 +17,7 @@
 #include <tessera/Program.h>
 
 #include "ir/IR.h"
-#include "lang/Function.h"
+#include "ir/Function.h"
 #include "text/Lexer.h"
 
 namespace tessera {

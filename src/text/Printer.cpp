@@ -12,7 +12,7 @@
 #include <tessera/Program.h>
 
 #include "ir/IRPrinter.h"
-#include "lang/Function.h"
+#include "ir/Function.h"
 #include "lang/References.h"
 
 namespace tessera {
@@ -138,7 +138,7 @@ private:
 
     /** The directives of a stage schedule, from `from` on; a specialize() entry is
      * followed by the specialization's own directives in the same chain. */
-    void stage_directives(const lang::StageSchedule &s, size_t from, const std::string &prefix, std::ostream &os) {
+    void stage_directives(const ir::StageSchedule &s, size_t from, const std::string &prefix, std::ostream &os) {
         size_t spec = 0;
         for (size_t i = 0; i < s.history.size(); i++) {
             const std::string &h = s.history[i];
@@ -148,7 +148,7 @@ private:
                 continue;
             }
             if (is_spec && spec < s.specializations.size() && s.specializations[spec].schedule) {
-                const lang::Specialization &sp = s.specializations[spec++];
+                const ir::Specialization &sp = s.specializations[spec++];
                 const std::string chain = prefix + ".specialize(" + str(sp.condition) + ")";
                 std::ostringstream inner;
                 stage_directives(*sp.schedule, i, chain, inner);
@@ -158,7 +158,7 @@ private:
                 continue;
             }
             if (is_fail && spec < s.specializations.size()) {
-                const lang::Specialization &sp = s.specializations[spec++];
+                const ir::Specialization &sp = s.specializations[spec++];
                 os << prefix << ".specialize_fail(" << str(StringImm::make(sp.failure_message)) << ")\n";
                 continue;
             }
@@ -172,7 +172,7 @@ private:
             const std::string prefix = k == 0 ? name : name + ".update(" + std::to_string(k - 1) + ")";
             stage_directives(*f.definitions[k].schedule, 0, prefix, os);
         }
-        const lang::FuncSchedule &s = f.schedule;
+        const ir::FuncSchedule &s = f.schedule;
         auto level = [&](const LoopLevel &l, const char *what) {
             if (!l.defined()) return;
             if (l.is_inlined()) {

@@ -12,8 +12,9 @@
 
 #include <tessera/tessera.h>
 
-#include "codegen/Compiler.h"
-#include "lang/Function.h"
+#include "driver/AOT.h"
+#include "driver/JIT.h"
+#include "ir/Function.h"
 #include "support/scratch.h"
 
 using namespace tessera;
@@ -53,13 +54,13 @@ TEST(CompileAPI, RealizeRunsCompiledCodeAndCompileJitIsReused) {
     Var x("x");
     Func f("jit_twice");
     f(x) = x * 3 + 1;
-    const auto before = codegen::jit_cache_stats();
+    const auto before = driver::jit_cache_stats();
     f.compile_jit();
-    const auto compiled = codegen::jit_cache_stats();
+    const auto compiled = driver::jit_cache_stats();
     EXPECT_EQ(compiled.hits + compiled.misses, before.hits + before.misses + 1) << "compile_jit built one module";
     Buffer<int32_t> r = f.realize({5});
     Buffer<int32_t> r2 = f.realize({7});
-    const auto after = codegen::jit_cache_stats();
+    const auto after = driver::jit_cache_stats();
     EXPECT_EQ(after.hits + after.misses, compiled.hits + compiled.misses) << "realize reused the compiled module";
     for (int i = 0; i < 7; i++) EXPECT_EQ(r2(i), i * 3 + 1);
     EXPECT_EQ(r(4), 13);
@@ -159,7 +160,7 @@ TEST(CompileAPI, LoweredStatementAndHeaderWithAnUnusedArgument) {
 }
 
 TEST(CompileAPI, StaticLibraryAndCSourceRoundTripIntoSeparatePrograms) {
-    if (!have_command(codegen::default_c_compiler())) GTEST_SKIP() << "no C compiler";
+    if (!have_command(driver::default_c_compiler())) GTEST_SKIP() << "no C compiler";
     Brighten b;
     const std::string dir = scratch_dir() + "/aot_round_trip";
     std::filesystem::create_directories(dir);
@@ -201,7 +202,7 @@ int main(void) {
 }
 )");
     int status = 0;
-    const std::string cc = codegen::default_c_compiler();
+    const std::string cc = driver::default_c_compiler();
     std::string log = shell_output("cd '" + dir + "' && " + cc +
                                        " -std=c99 -O1 -Wall -Wextra -Werror main.c brighten_src.c brighten.a -lm -o program",
                                    &status);
@@ -243,10 +244,10 @@ TEST(CompileAPI, APipelineCompiledBeforeIsFoundByItsPrintedFormWithoutLowering) 
         }
     Func fa = build(a);
     fa.compile_jit();
-    const codegen::JITCacheStats before = codegen::jit_cache_stats();
+    const driver::JITCacheStats before = driver::jit_cache_stats();
     Func fb = build(b);
     fb.compile_jit();
-    const codegen::JITCacheStats after = codegen::jit_cache_stats();
+    const driver::JITCacheStats after = driver::jit_cache_stats();
     EXPECT_EQ(after.misses, before.misses);
     EXPECT_EQ(after.hits, before.hits + 1);
     Buffer<uint16_t> out = fb.realize({32, 5});
@@ -256,7 +257,8 @@ TEST(CompileAPI, APipelineCompiledBeforeIsFoundByItsPrintedFormWithoutLowering) 
     Func fc = build(b);
     fc.parallel(Var("y"));
     Buffer<uint16_t> out2 = fc.realize({32, 5});
-    EXPECT_NE(fc.data()->jit->library_path(), fb.data()->jit->library_path());
+    auto jit_of = [](const Func &f) { return std::static_pointer_cast<const tessera::driver::JITModule>(f.data()->jit); };
+    EXPECT_NE(jit_of(fc)->library_path(), jit_of(fb)->library_path());
     for (int y = 0; y < 5; y++)
         for (int x = 0; x < 32; x++) ASSERT_EQ(out2(x, y), out(x, y));
 }

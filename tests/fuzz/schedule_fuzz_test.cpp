@@ -34,7 +34,7 @@
 #include <tessera/tessera.h>
 
 #include "ir/IRVisitor.h"
-#include "lang/Function.h"
+#include "ir/Function.h"
 #include "support/differential.h"
 #include "support/pipeline_corpus.h"
 #include "support/random_pipeline.h"

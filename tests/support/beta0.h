@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "ir/IR.h"
-#include "lang/Function.h"
+#include "ir/Function.h"
 #include "tessera/Param.h"
 
 namespace tessera::testing {

@@ -1,5 +1,5 @@
 // Integer and float arithmetic exactly as docs/semantics.md §2-§4 and §6 define it, checked
-// at two levels: the scalar semantics (semantics::binary, cast, intrinsic) and whole
+// at two levels: the scalar semantics (ir::binary, cast, intrinsic) and whole
 // pipelines through the public API (realize() and realize_reference()).
 //
 // Expected values come from independent plain C++ written here (wider arithmetic, explicit
@@ -16,13 +16,12 @@
 #include <vector>
 
 #include "ir/IR.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 #include "tessera/tessera.h"
 
 using namespace tessera;
 using tessera::ir::ExprKind;
 using tessera::ir::Intrinsic;
-namespace sem = tessera::semantics;
 
 namespace {
 
@@ -32,18 +31,18 @@ using i128 = __int128;
 // Helpers
 
 template<typename T>
-sem::Scalar scalar_of(T v) {
-    if constexpr (std::is_floating_point_v<T>) return sem::make_float(double(v));
-    else if constexpr (std::is_signed_v<T>) return sem::make_int(int64_t(v));
-    else return sem::make_uint(uint64_t(v));
+ir::Scalar scalar_of(T v) {
+    if constexpr (std::is_floating_point_v<T>) return ir::make_float(double(v));
+    else if constexpr (std::is_signed_v<T>) return ir::make_int(int64_t(v));
+    else return ir::make_uint(uint64_t(v));
 }
 
 // The value of a Scalar of type T. The representation must be canonical (docs of
-// semantics::Scalar): signed values sign-extended, unsigned and bool zero-extended, float32
+// ir::Scalar): signed values sign-extended, unsigned and bool zero-extended, float32
 // exactly representable; a non-canonical result would be wrong as the operand of a later
 // operation even if it truncates to the right value.
 template<typename T>
-T value_of(sem::Scalar s) {
+T value_of(ir::Scalar s) {
     if constexpr (std::is_floating_point_v<T>) {
         if (sizeof(T) == 4 && !std::isnan(s.f)) {
             EXPECT_EQ(s.f, double(float(s.f))) << "float32 not rounded";
@@ -61,31 +60,31 @@ T value_of(sem::Scalar s) {
 // The result of `op` on two values of type T, through the scalar semantics.
 template<typename T>
 T scalar_binary(ExprKind op, T a, T b) {
-    return value_of<T>(sem::binary(op, type_of<T>(), scalar_of(a), scalar_of(b)));
+    return value_of<T>(ir::binary(op, type_of<T>(), scalar_of(a), scalar_of(b)));
 }
 
 template<typename T>
 bool scalar_compare(ExprKind op, T a, T b) {
-    return sem::binary(op, type_of<T>(), scalar_of(a), scalar_of(b)).u != 0;
+    return ir::binary(op, type_of<T>(), scalar_of(a), scalar_of(b)).u != 0;
 }
 
 template<typename To, typename From>
 To scalar_cast(From v) {
-    return value_of<To>(sem::cast(type_of<To>(), type_of<From>(), scalar_of(v)));
+    return value_of<To>(ir::cast(type_of<To>(), type_of<From>(), scalar_of(v)));
 }
 
 template<typename R, typename A, typename B>
 R scalar_intrinsic(Intrinsic op, A a, B b) {
     Type types[2] = {type_of<A>(), type_of<B>()};
-    sem::Scalar args[2] = {scalar_of(a), scalar_of(b)};
-    return value_of<R>(sem::intrinsic(op, type_of<R>(), types, args, 2));
+    ir::Scalar args[2] = {scalar_of(a), scalar_of(b)};
+    return value_of<R>(ir::intrinsic(op, type_of<R>(), types, args, 2));
 }
 
 template<typename R, typename A>
 R scalar_intrinsic1(Intrinsic op, A a) {
     Type types[1] = {type_of<A>()};
-    sem::Scalar args[1] = {scalar_of(a)};
-    return value_of<R>(sem::intrinsic(op, type_of<R>(), types, args, 1));
+    ir::Scalar args[1] = {scalar_of(a)};
+    return value_of<R>(ir::intrinsic(op, type_of<R>(), types, args, 1));
 }
 
 // A zero-dimensional Func equal to e, realized through realize() and realize_reference();

@@ -6,7 +6,7 @@
 //   against plain C++.
 // * One pipeline applies every operator to every type on a grid of edge-case values
 //   (negatives, zero divisors, MIN, MAX, NaN, infinities, signed zeros, subnormals) and is
-//   compared bit for bit with src/semantics/Scalar.h, the single definition of each
+//   compared bit for bit with src/ir/Scalar.h, the single definition of each
 //   operator (NaN payloads excepted).
 // * The emitted C compiles with -Wall -Wextra -Werror -std=c99 and runs clean under
 //   -fsanitize=undefined,address, driven by a generated main (same results, no report,
@@ -37,12 +37,13 @@
 #include <vector>
 
 #include "codegen/CodeGenC.h"
-#include "codegen/Compiler.h"
+#include "driver/AOT.h"
+#include "driver/JIT.h"
 #include "codegen/Runtime.h"
 #include "ir/IR.h"
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 #include "tessera/Buffer.h"
 #include "tessera/Error.h"
 #include "support/scratch.h"
@@ -60,8 +61,8 @@ namespace {
 
 const std::string &scratch_dir() { return tessera::testing::scratch_dir(); }
 
-cg::CCompilerOptions jit_options() {
-    cg::CCompilerOptions o;
+tessera::driver::CCompilerOptions jit_options() {
+    tessera::driver::CCompilerOptions o;
     o.cache_dir = scratch_dir() + "/cache";
     return o;
 }
@@ -80,23 +81,23 @@ Expr i64(int64_t v) { return IntImm::make(Int(64), v); }
 Expr to64(Expr e) { return Cast::make(Int(64), std::move(e)); }
 Expr str(const std::string &s) { return StringImm::make(s); }
 
-lower::Argument buffer_arg(lower::Argument::Kind k, const std::string &name, Type t, int dims) {
-    lower::Argument a;
+ir::PipelineArgument buffer_arg(ir::PipelineArgument::Kind k, const std::string &name, Type t, int dims) {
+    ir::PipelineArgument a;
     a.kind = k;
     a.name = name;
     a.type = t;
     a.dimensions = dims;
     return a;
 }
-lower::Argument input(const std::string &name, Type t, int dims = 1) {
-    return buffer_arg(lower::Argument::Kind::InputBuffer, name, t, dims);
+ir::PipelineArgument input(const std::string &name, Type t, int dims = 1) {
+    return buffer_arg(ir::PipelineArgument::Kind::InputBuffer, name, t, dims);
 }
-lower::Argument output(const std::string &name, Type t, int dims = 1) {
-    return buffer_arg(lower::Argument::Kind::OutputBuffer, name, t, dims);
+ir::PipelineArgument output(const std::string &name, Type t, int dims = 1) {
+    return buffer_arg(ir::PipelineArgument::Kind::OutputBuffer, name, t, dims);
 }
-lower::Argument param(const std::string &name, Type t) {
-    lower::Argument a;
-    a.kind = lower::Argument::Kind::Param;
+ir::PipelineArgument param(const std::string &name, Type t) {
+    ir::PipelineArgument a;
+    a.kind = ir::PipelineArgument::Kind::Param;
     a.name = name;
     a.type = t;
     return a;
@@ -122,8 +123,8 @@ Stmt loop_over_output(const std::string &out, const std::string &x, Stmt body) {
     return For::make(x, var(out + ".min.0"), var(out + ".extent.0"), ForType::Serial, std::move(body));
 }
 
-lower::LoweredPipeline pipeline(const std::string &name, std::vector<lower::Argument> args, Stmt body) {
-    lower::LoweredPipeline p;
+ir::LoweredPipeline pipeline(const std::string &name, std::vector<ir::PipelineArgument> args, Stmt body) {
+    ir::LoweredPipeline p;
     p.name = name;
     p.args = std::move(args);
     p.body = std::move(body);
@@ -131,8 +132,8 @@ lower::LoweredPipeline pipeline(const std::string &name, std::vector<lower::Argu
 }
 
 template<typename T>
-cg::RuntimeBuffer buffer_of(std::vector<T> &v, int32_t min = 0) {
-    return cg::RuntimeBuffer(v.data(), type_of<T>(), {tessera_dim_t{min, int32_t(v.size()), 1}});
+tessera::driver::RuntimeBuffer buffer_of(std::vector<T> &v, int32_t min = 0) {
+    return tessera::driver::RuntimeBuffer(v.data(), type_of<T>(), {tessera_dim_t{min, int32_t(v.size()), 1}});
 }
 
 // --------------------------------------------------------------------------------------
@@ -140,7 +141,7 @@ cg::RuntimeBuffer buffer_of(std::vector<T> &v, int32_t min = 0) {
 
 // out(x) = in(x) / d (Euclidean), for x over the output buffer, after checking (as
 // lowering does) that the input covers the output window.
-lower::LoweredPipeline division_pipeline() {
+ir::LoweredPipeline division_pipeline() {
     Expr x = var("out.s0.x");
     Stmt store = Store::make("out", Div::make(Load::make(Int(32), "in", offset_1d("in", x)), param_var("d", Int(32))),
                              offset_1d("out", x), prov("out", 0, {x}));
@@ -162,7 +163,7 @@ int32_t euclid_div(int32_t a, int32_t b) {
 // tmp(x) = in(x) * 3 over the output window (an internal allocation), then
 // out(x) = tmp(x) + 1; and an assertion inside the second loop: out(x) stays below a
 // limit, failing with a message naming x and the value.
-lower::LoweredPipeline allocation_pipeline() {
+ir::LoweredPipeline allocation_pipeline() {
     Expr x = var("tmp.s0.x"), y = var("out.s0.x");
     Expr ext = to64(var("out.extent.0"));
     Expr tmp_index_x = Sub::make(to64(x), to64(var("out.min.0")));
@@ -234,18 +235,18 @@ TEST(CodegenC, ReadableOutput) {
 }
 
 TEST(CodegenJIT, EuclideanDivisionInALoop) {
-    cg::JITModule m(division_pipeline(), jit_options());
+    tessera::driver::JITModule m(division_pipeline(), jit_options());
     std::vector<int32_t> in = {7, -7, 6, -6, 1, -1, 0, INT32_MIN, INT32_MAX, INT32_MIN + 1, 100, -100};
     for (int32_t d : {2, -2, 3, -3, 1, -1, 0, 7, INT32_MIN, INT32_MAX}) {
         std::vector<int32_t> out(in.size(), 12345);
-        cg::RuntimeBuffer bin = buffer_of(in, -5), bout = buffer_of(out, -5);
+        tessera::driver::RuntimeBuffer bin = buffer_of(in, -5), bout = buffer_of(out, -5);
         void *args[] = {bin.get(), &d, bout.get()};
         m.run(args);
         for (size_t i = 0; i < in.size(); i++) EXPECT_EQ(out[i], euclid_div(in[i], d)) << in[i] << " / " << d;
     }
     // The output window [10, 22) is not inside the input's [-5, 7).
     std::vector<int32_t> out(in.size());
-    cg::RuntimeBuffer bin = buffer_of(in, -5), bout = buffer_of(out, 10);
+    tessera::driver::RuntimeBuffer bin = buffer_of(in, -5), bout = buffer_of(out, 10);
     int32_t d = 1;
     void *args[] = {bin.get(), &d, bout.get()};
     EXPECT_THROW(
@@ -261,10 +262,10 @@ TEST(CodegenJIT, EuclideanDivisionInALoop) {
 }
 
 TEST(CodegenJIT, AllocationRoundTripAndAssertion) {
-    cg::JITModule m(allocation_pipeline(), jit_options());
+    tessera::driver::JITModule m(allocation_pipeline(), jit_options());
     std::vector<int32_t> in = {1, -2, 3, 40, 5};
     std::vector<int32_t> out(in.size(), 0);
-    cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+    tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
     int32_t limit = 1000;
     void *args[] = {bin.get(), &limit, bout.get()};
     m.run(args);
@@ -285,7 +286,7 @@ TEST(CodegenJIT, AllocationRoundTripAndAssertion) {
 }
 
 TEST(CodegenJIT, BufferArgumentsAreChecked) {
-    cg::JITModule m(division_pipeline(), jit_options());
+    tessera::driver::JITModule m(division_pipeline(), jit_options());
     std::vector<int32_t> in = {1, 2, 3}, out(3);
     std::vector<float> wrong(3);
     int32_t d = 2;
@@ -295,17 +296,17 @@ TEST(CodegenJIT, BufferArgumentsAreChecked) {
         return msg;
     };
     {
-        cg::RuntimeBuffer bin = buffer_of(wrong), bout = buffer_of(out);
+        tessera::driver::RuntimeBuffer bin = buffer_of(wrong), bout = buffer_of(out);
         void *args[] = {bin.get(), &d, bout.get()};
         EXPECT_EQ(message_of(args), "buffer \"in\": the element type is float32, expected int32");
     }
     {
-        cg::RuntimeBuffer bin(in.data(), Int(32), {{0, 3, 1}, {0, 1, 3}}), bout = buffer_of(out);
+        tessera::driver::RuntimeBuffer bin(in.data(), Int(32), {{0, 3, 1}, {0, 1, 3}}), bout = buffer_of(out);
         void *args[] = {bin.get(), &d, bout.get()};
         EXPECT_EQ(message_of(args), "buffer \"in\": the buffer has 2 dimensions, expected 1");
     }
     {
-        cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+        tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
         void *args[] = {bin.get(), &d, nullptr};
         EXPECT_EQ(message_of(args), "buffer \"out\": the buffer argument is null");
         bout.get()->dim[0].extent = -1;
@@ -314,7 +315,7 @@ TEST(CodegenJIT, BufferArgumentsAreChecked) {
     }
     {
         // In place: the output is the input.
-        cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(in);
+        tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(in);
         void *args[] = {bin.get(), &d, bout.get()};
         std::string msg;
         EXPECT_EQ(m.call(args, &msg), TESSERA_ERROR_BUFFER_OVERLAP);
@@ -323,7 +324,7 @@ TEST(CodegenJIT, BufferArgumentsAreChecked) {
 }
 
 // --------------------------------------------------------------------------------------
-// Every operator on every type, against src/semantics/Scalar.h
+// Every operator on every type, against src/ir/Scalar.h
 
 const std::vector<Type> &numeric_types() {
     static const std::vector<Type> t = {Int(8),  Int(16),  Int(32),  Int(64),  UInt(8),
@@ -331,30 +332,30 @@ const std::vector<Type> &numeric_types() {
     return t;
 }
 
-std::vector<sem::Scalar> grid_values(Type t) {
-    std::vector<sem::Scalar> v;
-    auto add = [&](sem::Scalar s) {
-        s = sem::normalize(t, s);
-        for (const sem::Scalar &o : v)
-            if (sem::identical(t, o, s)) return;
+std::vector<ir::Scalar> grid_values(Type t) {
+    std::vector<ir::Scalar> v;
+    auto add = [&](ir::Scalar s) {
+        s = ir::normalize(t, s);
+        for (const ir::Scalar &o : v)
+            if (ir::identical(t, o, s)) return;
         v.push_back(s);
     };
     if (t.is_bool()) {
-        add(sem::make_uint(0));
-        add(sem::make_uint(1));
+        add(ir::make_uint(0));
+        add(ir::make_uint(1));
     } else if (t.is_int()) {
         for (int64_t x : {0, 1, -1, 2, -2, 3, -3, 7, -7, 31, 64, 100, -100, 1000, -1000})
-            add(sem::make_int(x));
-        add(sem::make_int(t.min_int()));
-        add(sem::make_int(t.min_int() + 1));
-        add(sem::make_int(t.max_int()));
-        add(sem::make_int(t.max_int() - 1));
+            add(ir::make_int(x));
+        add(ir::make_int(t.min_int()));
+        add(ir::make_int(t.min_int() + 1));
+        add(ir::make_int(t.max_int()));
+        add(ir::make_int(t.max_int() - 1));
     } else if (t.is_uint()) {
-        for (uint64_t x : {0, 1, 2, 3, 7, 31, 64, 100, 128, 255, 1000}) add(sem::make_uint(x));
-        add(sem::make_uint(t.max_uint()));
-        add(sem::make_uint(t.max_uint() - 1));
-        add(sem::make_uint(t.max_uint() / 2));
-        add(sem::make_uint(t.max_uint() / 2 + 1));
+        for (uint64_t x : {0, 1, 2, 3, 7, 31, 64, 100, 128, 255, 1000}) add(ir::make_uint(x));
+        add(ir::make_uint(t.max_uint()));
+        add(ir::make_uint(t.max_uint() - 1));
+        add(ir::make_uint(t.max_uint() / 2));
+        add(ir::make_uint(t.max_uint() / 2 + 1));
     } else {
         const double inf = std::numeric_limits<double>::infinity();
         for (double x : {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 2.0, 3.0, -7.5, 7.5, 0.1, -3.7,
@@ -362,35 +363,35 @@ std::vector<sem::Scalar> grid_values(Type t) {
                          std::numeric_limits<double>::max(), 3.4028234663852886e38, 16777217.0, 2147483648.0,
                          -2147483649.0, 4294967296.5, 9.3e18, -9.3e18, 1.8446744073709552e19, inf, -inf,
                          std::numeric_limits<double>::quiet_NaN()})
-            add(sem::make_float(x));
+            add(ir::make_float(x));
     }
     return v;
 }
 
 // Shift amounts of type t: both directions, around every width.
-std::vector<sem::Scalar> shift_amounts(Type t) {
-    std::vector<sem::Scalar> v;
-    auto add = [&](sem::Scalar s) {
-        s = sem::normalize(t, s);
-        for (const sem::Scalar &o : v)
+std::vector<ir::Scalar> shift_amounts(Type t) {
+    std::vector<ir::Scalar> v;
+    auto add = [&](ir::Scalar s) {
+        s = ir::normalize(t, s);
+        for (const ir::Scalar &o : v)
             if (o.u == s.u) return;
         v.push_back(s);
     };
     for (int64_t x : {0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200, -1, -2, -7, -8, -9, -15, -16, -17, -31,
                       -32, -33, -63, -64, -65, -200}) {
-        if (t.is_int() || x >= 0) add(t.is_int() ? sem::make_int(x) : sem::make_uint(uint64_t(x)));
+        if (t.is_int() || x >= 0) add(t.is_int() ? ir::make_int(x) : ir::make_uint(uint64_t(x)));
     }
     if (t.is_int()) {
-        add(sem::make_int(t.min_int()));
-        add(sem::make_int(t.max_int()));
+        add(ir::make_int(t.min_int()));
+        add(ir::make_int(t.max_int()));
     } else {
-        add(sem::make_uint(t.max_uint()));
+        add(ir::make_uint(t.max_uint()));
     }
     return v;
 }
 
 // The bit pattern of a value of type t, zero-extended to 64 bits.
-uint64_t bits_of(Type t, sem::Scalar v) {
+uint64_t bits_of(Type t, ir::Scalar v) {
     if (t.is_float()) {
         if (t.bits == 32) {
             const float f = float(v.f);
@@ -419,7 +420,7 @@ Expr bits_expr(const Expr &v) {
 struct Grid {
     std::string name;
     Type type;
-    std::vector<sem::Scalar> values;
+    std::vector<ir::Scalar> values;
 };
 
 struct Case {
@@ -427,7 +428,7 @@ struct Case {
     Type result;
     std::vector<int> grids;  // operand grids (indices into OperatorSuite::grids)
     std::function<Expr(const std::vector<Expr> &)> build;
-    std::function<sem::Scalar(const std::vector<sem::Scalar> &)> expect;
+    std::function<ir::Scalar(const std::vector<ir::Scalar> &)> expect;
     int64_t base = 0, count = 0;
 };
 
@@ -450,7 +451,7 @@ struct OperatorSuite {
     std::map<std::string, int> grid_index;
     std::vector<Case> cases;
     int64_t total = 0;
-    lower::LoweredPipeline pipeline;
+    ir::LoweredPipeline pipeline;
     int part;
 
     int grid(const GridSpec &spec) {
@@ -463,7 +464,7 @@ struct OperatorSuite {
 
     void add(int category, std::string what, Type result, const std::vector<GridSpec> &specs,
              std::function<Expr(const std::vector<Expr> &)> build,
-             std::function<sem::Scalar(const std::vector<sem::Scalar> &)> expect) {
+             std::function<ir::Scalar(const std::vector<ir::Scalar> &)> expect) {
         if (category != part) return;
         Case c{std::move(what), result, {}, std::move(build), std::move(expect)};
         c.count = 1;
@@ -506,22 +507,22 @@ struct OperatorSuite {
                                     b.kind == K::GT || b.kind == K::GE;
                 add(0, std::string(b.name) + " on " + ts, is_cmp ? Bool() : t, {values(t), values(t)},
                     [b](const std::vector<Expr> &x) { return b.make(x[0], x[1]); },
-                    [b, t](const std::vector<sem::Scalar> &x) { return sem::binary(b.kind, t, x[0], x[1]); });
+                    [b, t](const std::vector<ir::Scalar> &x) { return ir::binary(b.kind, t, x[0], x[1]); });
             }
             add(0, "select on " + ts, t, {values(t), values(t)},
                 [](const std::vector<Expr> &x) { return Select::make(LT::make(x[0], x[1]), x[0], x[1]); },
-                [t](const std::vector<sem::Scalar> &x) {
-                    return sem::binary(K::LT, t, x[0], x[1]).u ? x[0] : x[1];
+                [t](const std::vector<ir::Scalar> &x) {
+                    return ir::binary(K::LT, t, x[0], x[1]).u ? x[0] : x[1];
                 });
             for (Type to : all) {
                 if (to == t) continue;
                 add(1, "cast " + ts + " to " + to.to_string(), to, {values(t)},
                     [to](const std::vector<Expr> &x) { return Cast::make(to, x[0]); },
-                    [to, t](const std::vector<sem::Scalar> &x) { return sem::cast(to, t, x[0]); });
+                    [to, t](const std::vector<ir::Scalar> &x) { return ir::cast(to, t, x[0]); });
             }
         }
         add(0, "! on bool", Bool(), {values(Bool())}, [](const std::vector<Expr> &x) { return Not::make(x[0]); },
-            [](const std::vector<sem::Scalar> &x) { return sem::make_uint(x[0].u ? 0 : 1); });
+            [](const std::vector<ir::Scalar> &x) { return ir::make_uint(x[0].u ? 0 : 1); });
 
         // An intrinsic whose arguments are the operands picked by arg_of_operand.
         auto intrinsic_case = [&](int category, Intrinsic op, Type result, std::vector<GridSpec> specs,
@@ -538,10 +539,10 @@ struct OperatorSuite {
                     for (int k : arg_of_operand) args.push_back(x[k]);
                     return Call::make_intrinsic(result, op, args);
                 },
-                [op, result, arg_of_operand, at](const std::vector<sem::Scalar> &x) {
-                    std::vector<sem::Scalar> args;
+                [op, result, arg_of_operand, at](const std::vector<ir::Scalar> &x) {
+                    std::vector<ir::Scalar> args;
                     for (int k : arg_of_operand) args.push_back(x[k]);
-                    return sem::intrinsic(op, result, at.data(), args.data(), int(args.size()));
+                    return ir::intrinsic(op, result, at.data(), args.data(), int(args.size()));
                 });
         };
         for (int bits : {32, 64}) {
@@ -584,7 +585,7 @@ struct OperatorSuite {
         for (const auto &[from, to] : reinterpret_pairs) intrinsic_case(3, Intrinsic::Reinterpret, to, {values(from)});
 
         // The pipeline.
-        std::vector<lower::Argument> args;
+        std::vector<ir::PipelineArgument> args;
         for (const Grid &g : grids) args.push_back(input(g.name, g.type));
         args.push_back(output("out", UInt(64)));
         std::vector<Stmt> nests;
@@ -614,7 +615,7 @@ struct OperatorSuite {
         std::vector<std::vector<uint8_t>> data;
         for (const Grid &g : grids) {
             std::vector<uint8_t> bytes(g.values.size() * g.type.bytes());
-            for (size_t i = 0; i < g.values.size(); i++) sem::store_scalar(g.type, &bytes[i * g.type.bytes()], g.values[i]);
+            for (size_t i = 0; i < g.values.size(); i++) ir::store_scalar(g.type, &bytes[i * g.type.bytes()], g.values[i]);
             data.push_back(std::move(bytes));
         }
         return data;
@@ -626,7 +627,7 @@ struct OperatorSuite {
         for (const Case &c : cases) {
             std::vector<size_t> idx(c.grids.size(), 0);
             for (int64_t n = 0; n < c.count; n++) {
-                std::vector<sem::Scalar> x;
+                std::vector<ir::Scalar> x;
                 int64_t rest = n;
                 for (size_t j = c.grids.size(); j-- > 0;) {
                     const int64_t size = int64_t(grids[c.grids[j]].values.size());
@@ -634,7 +635,7 @@ struct OperatorSuite {
                     rest /= size;
                 }
                 for (size_t j = 0; j < c.grids.size(); j++) x.push_back(grids[c.grids[j]].values[idx[j]]);
-                const sem::Scalar want = c.expect(x);
+                const ir::Scalar want = c.expect(x);
                 const uint64_t got = out[size_t(c.base + n)];
                 bool ok = got == bits_of(c.result, want);
                 if (!ok && c.result.is_float() && std::isnan(want.f)) {
@@ -675,26 +676,26 @@ const OperatorSuite &operator_suite(int part) {
 
 TEST(CodegenJIT, EveryOperatorOnEveryTypeMatchesTheScalarSemantics) {
     // Compile the parts in parallel.
-    std::vector<std::future<cg::JITModule>> modules;
+    std::vector<std::future<tessera::driver::JITModule>> modules;
     for (int part = 0; part < OperatorSuite::kParts; part++)
         modules.push_back(std::async(std::launch::async, [part] {
             // The default flags, plus warnings as errors at -O3.
-            cg::CCompilerOptions o = jit_options();
+            tessera::driver::CCompilerOptions o = jit_options();
             o.flags += " -std=c99 -Wall -Wextra -Werror";
-            return cg::JITModule(operator_suite(part).pipeline, o);
+            return tessera::driver::JITModule(operator_suite(part).pipeline, o);
         }));
     for (int part = 0; part < OperatorSuite::kParts; part++) {
         const OperatorSuite &s = operator_suite(part);
-        cg::JITModule m = modules[size_t(part)].get();
+        tessera::driver::JITModule m = modules[size_t(part)].get();
         std::vector<std::vector<uint8_t>> data = s.input_data();
-        std::vector<cg::RuntimeBuffer> buffers;
+        std::vector<tessera::driver::RuntimeBuffer> buffers;
         for (size_t i = 0; i < s.grids.size(); i++)
             buffers.emplace_back(data[i].data(), s.grids[i].type,
                                  std::vector<tessera_dim_t>{{0, int32_t(s.grids[i].values.size()), 1}});
         std::vector<uint64_t> out(size_t(s.total), 0xdeadbeefdeadbeefull);
         buffers.emplace_back(out.data(), UInt(64), std::vector<tessera_dim_t>{{0, int32_t(s.total), 1}});
         std::vector<void *> args;
-        for (cg::RuntimeBuffer &b : buffers) args.push_back(b.get());
+        for (tessera::driver::RuntimeBuffer &b : buffers) args.push_back(b.get());
         m.run(args.data());
         EXPECT_EQ(s.check(out), 0) << "part " << part << ": " << s.cases.size() << " cases, " << s.total << " values";
     }
@@ -708,7 +709,7 @@ constexpr int kWeirdN = 3;  // groups of 4 lanes
 // out$1 has 4 * kWeirdN + 2 elements: element 4i + l (l < 4) is, if b,
 //   in.put[4i + l] < 0 ? in.put[4i + l] * x.y$z : float(4i + 11 + l) + float(int + linux)
 // and x.y$z otherwise; element 4 * kWeirdN + k (k < 2) is float(k) (a 64-bit loop).
-lower::LoweredPipeline weird_pipeline() {
+ir::LoweredPipeline weird_pipeline() {
     const Type f32 = Float(32), f32x4 = Float(32, 4);
     Expr t = var("t");
     Expr xyz = var("x_y_z");  // sanitizes like the Param "x.y$z"
@@ -753,8 +754,8 @@ std::vector<float> weird_expected(const std::vector<float> &in, bool b, int16_t 
 }
 
 TEST(CodegenJIT, NamesShadowingVectorsAndBranches) {
-    const lower::LoweredPipeline p = weird_pipeline();
-    cg::JITModule m(p, jit_options());
+    const ir::LoweredPipeline p = weird_pipeline();
+    tessera::driver::JITModule m(p, jit_options());
     EXPECT_EQ(m.function_name(), "weird_pipeline");
     const std::string &c = m.c_source();
     EXPECT_NE(c.find("int weird_pipeline(const tessera_buffer_t *in_put_buffer, uint8_t b, int16_t int_, "
@@ -768,7 +769,7 @@ TEST(CodegenJIT, NamesShadowingVectorsAndBranches) {
     std::vector<float> in = {1, -2, 3, -4, -0.5f, 6, 7, -8, 9, 10, -11, 12};
     for (bool b : {true, false}) {
         std::vector<float> out(4 * kWeirdN + 2, -1.0f);
-        cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+        tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
         uint8_t bb = b;
         int16_t i = -300;
         uint8_t lx = 200;
@@ -794,13 +795,13 @@ TEST(CodegenJIT, RampsOfEveryKind) {
                     at(2), nullptr),
         Store::make("out", Cast::make(f32x4, Ramp::make(base, i32(-7), 4)), at(3), nullptr),
     });
-    cg::JITModule m(pipeline("ramps",
+    tessera::driver::JITModule m(pipeline("ramps",
                              {param("base", Int(32)), param("fbase", Float(32)), param("fstep", Float(32)),
                               param("step", Int(32)), output("out", Float(32))},
                              body),
                     jit_options());
     std::vector<float> out(16);
-    cg::RuntimeBuffer bout = buffer_of(out);
+    tessera::driver::RuntimeBuffer bout = buffer_of(out);
     int32_t b = INT32_MAX - 1, st = 1;
     float fb = 0.1f, fs = 1e-8f;
     void *args[] = {&b, &fb, &fs, &st, bout.get()};
@@ -866,7 +867,7 @@ static void *make_data(const uint64_t *bits, int32_t n, int size) {
         const std::vector<std::vector<uint8_t>> data = s.input_data();
         for (size_t g = 0; g < s.grids.size(); g++) {
             std::vector<uint64_t> bits;
-            for (const sem::Scalar &x : s.grids[g].values) bits.push_back(bits_of(s.grids[g].type, x));
+            for (const ir::Scalar &x : s.grids[g].values) bits.push_back(bits_of(s.grids[g].type, x));
             m << c_array("part" + std::to_string(part) + "_grid" + std::to_string(g), bits);
         }
         m << "static int run_part" << part << "(void) {\n";
@@ -948,16 +949,16 @@ struct CompiledProgram {
 CompiledProgram build_sample_program(const std::string &dir, const std::string &cc, const std::string &flags,
                                      bool link = true) {
     fs::create_directories(dir);
-    std::vector<lower::LoweredPipeline> ps;
+    std::vector<ir::LoweredPipeline> ps;
     for (int part = 0; part < OperatorSuite::kParts; part++) ps.push_back(operator_suite(part).pipeline);
     ps.push_back(division_pipeline());
     ps.push_back(allocation_pipeline());
     ps.push_back(weird_pipeline());
     std::vector<std::string> sources;
-    for (const lower::LoweredPipeline &p : ps) {
+    for (const ir::LoweredPipeline &p : ps) {
         const std::string fn = cg::c_function_name(p);
-        cg::compile_to_c(p, dir + "/" + fn + ".c");
-        cg::compile_to_header(p, dir + "/" + fn + ".h");
+        tessera::driver::compile_to_c(p, dir + "/" + fn + ".c");
+        tessera::driver::compile_to_header(p, dir + "/" + fn + ".h");
         sources.push_back(fn);
     }
     write_text(dir + "/main.c", sanitizer_main());
@@ -1011,11 +1012,11 @@ TEST(CodegenC, WarningFreeUnderWallWextraWerror) {
     // The small samples optimized.
     const std::string dir = scratch_dir() + "/warnings-optimized";
     fs::create_directories(dir);
-    for (const lower::LoweredPipeline &p : {division_pipeline(), allocation_pipeline(), weird_pipeline()}) {
+    for (const ir::LoweredPipeline &p : {division_pipeline(), allocation_pipeline(), weird_pipeline()}) {
         const std::string file = dir + "/" + cg::c_function_name(p) + ".c";
-        cg::compile_to_c(p, file);
+        tessera::driver::compile_to_c(p, file);
         int status = 0;
-        const std::string log = shell_output(cg::default_c_compiler() + " -std=c99 -O2 -Wall -Wextra -Werror -c " + file +
+        const std::string log = shell_output(tessera::driver::default_c_compiler() + " -std=c99 -O2 -Wall -Wextra -Werror -c " + file +
                                                  " -o " + file + ".o",
                                              &status);
         EXPECT_EQ(status, 0) << log;
@@ -1047,7 +1048,7 @@ int main(void) {
 }
 )C";
     int status = 0;
-    const std::string log = shell_output(cg::default_c_compiler() + " -std=c99 -Wall -Wextra -Werror -O1 -g " +
+    const std::string log = shell_output(tessera::driver::default_c_compiler() + " -std=c99 -Wall -Wextra -Werror -O1 -g " +
                                              "-fsanitize=address -fno-sanitize-recover=all " + dir + "/main.c -o " + dir +
                                              "/main && ASAN_OPTIONS=detect_leaks=0 " + dir + "/main",
                                          &status);
@@ -1056,7 +1057,7 @@ int main(void) {
 }
 
 TEST(CodegenC, CleanUnderUndefinedBehaviourAndAddressSanitizers) {
-    const std::string cc = cg::default_c_compiler();
+    const std::string cc = tessera::driver::default_c_compiler();
     const std::string dir = scratch_dir() + "/sanitize";
     CompiledProgram p = build_sample_program(
         dir, cc, "-std=c99 -Wall -Wextra -Werror -O0 -g -fsanitize=undefined,address -fno-sanitize-recover=all");
@@ -1078,19 +1079,19 @@ TEST(CodegenC, CleanUnderUndefinedBehaviourAndAddressSanitizers) {
 // The JIT's disk cache and compile errors
 
 TEST(CodegenJIT, DiskCacheHitCompilesNothing) {
-    cg::CCompilerOptions o = jit_options();
+    tessera::driver::CCompilerOptions o = jit_options();
     o.cache_dir = scratch_dir() + "/cache-test";
-    const lower::LoweredPipeline p = division_pipeline();
+    const ir::LoweredPipeline p = division_pipeline();
     std::string path;
     {
-        const cg::JITCacheStats s0 = cg::jit_cache_stats();
-        cg::JITModule a(p, o);
-        const cg::JITCacheStats s1 = cg::jit_cache_stats();
+        const tessera::driver::JITCacheStats s0 = tessera::driver::jit_cache_stats();
+        tessera::driver::JITModule a(p, o);
+        const tessera::driver::JITCacheStats s1 = tessera::driver::jit_cache_stats();
         EXPECT_FALSE(a.cache_hit());
         EXPECT_EQ(s1.misses, s0.misses + 1);
         EXPECT_EQ(s1.hits, s0.hits);
-        cg::JITModule b(p, o);
-        const cg::JITCacheStats s2 = cg::jit_cache_stats();
+        tessera::driver::JITModule b(p, o);
+        const tessera::driver::JITCacheStats s2 = tessera::driver::jit_cache_stats();
         EXPECT_TRUE(b.cache_hit());
         EXPECT_EQ(s2.misses, s1.misses);
         EXPECT_EQ(s2.hits, s1.hits + 1);
@@ -1100,28 +1101,28 @@ TEST(CodegenJIT, DiskCacheHitCompilesNothing) {
         EXPECT_EQ(fs::path(path).filename().string().rfind("divide-", 0), 0u) << path;
 
         std::vector<int32_t> in = {-7, 7}, out(2);
-        cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+        tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
         int32_t d = 2;
         void *args[] = {bin.get(), &d, bout.get()};
         b.run(args);
         EXPECT_EQ(out, (std::vector<int32_t>{-4, 3}));
 
         // Other flags are another entry.
-        cg::CCompilerOptions o2 = o;
+        tessera::driver::CCompilerOptions o2 = o;
         o2.flags += " -DTESSERA_CACHE_TEST_VARIANT=1";
-        cg::JITModule c(p, o2);
+        tessera::driver::JITModule c(p, o2);
         EXPECT_FALSE(c.cache_hit());
         EXPECT_NE(c.library_path(), path);
     }
     // With every module unloaded, a damaged entry is rebuilt (a miss).
     write_text(path + ".damaged", "not a shared object");
     fs::rename(path + ".damaged", path);
-    const cg::JITCacheStats s3 = cg::jit_cache_stats();
-    cg::JITModule d(p, o);
+    const tessera::driver::JITCacheStats s3 = tessera::driver::jit_cache_stats();
+    tessera::driver::JITModule d(p, o);
     EXPECT_FALSE(d.cache_hit());
-    EXPECT_EQ(cg::jit_cache_stats().misses, s3.misses + 1);
+    EXPECT_EQ(tessera::driver::jit_cache_stats().misses, s3.misses + 1);
     std::vector<int32_t> in = {-7}, out(1);
-    cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+    tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
     int32_t divisor = -2;
     void *args[] = {bin.get(), &divisor, bout.get()};
     d.run(args);
@@ -1147,35 +1148,35 @@ struct ScopedEnv {
 TEST(CodegenJIT, DefaultCompilerAndCacheDirectoryFollowTheEnvironment) {
     {
         ScopedEnv xdg("XDG_CACHE_HOME", "/somewhere/cache");
-        EXPECT_EQ(cg::default_cache_dir(), "/somewhere/cache/tessera");
+        EXPECT_EQ(tessera::driver::default_cache_dir(), "/somewhere/cache/tessera");
     }
     {
         // A relative XDG_CACHE_HOME is ignored, as the XDG specification says.
         ScopedEnv xdg("XDG_CACHE_HOME", "relative");
         ScopedEnv home("HOME", "/home/someone");
-        EXPECT_EQ(cg::default_cache_dir(), "/home/someone/.cache/tessera");
+        EXPECT_EQ(tessera::driver::default_cache_dir(), "/home/someone/.cache/tessera");
     }
     {
         ScopedEnv cc("CC", "my-cc --flag");
-        EXPECT_EQ(cg::default_c_compiler(), "my-cc --flag");
-        EXPECT_EQ(cg::CCompilerOptions().cc, "my-cc --flag");
+        EXPECT_EQ(tessera::driver::default_c_compiler(), "my-cc --flag");
+        EXPECT_EQ(tessera::driver::CCompilerOptions().cc, "my-cc --flag");
     }
     {
         ScopedEnv cc("CC", nullptr);
-        EXPECT_EQ(cg::default_c_compiler(), "cc");
+        EXPECT_EQ(tessera::driver::default_c_compiler(), "cc");
     }
-    EXPECT_EQ(cg::CCompilerOptions().flags, "-O3 -march=native -ffp-contract=off -fno-fast-math -fopenmp -fPIC");
-    EXPECT_EQ(cg::fnv1a_128_hex(""), "6c62272e07bb014262b821756295c58d");
-    EXPECT_EQ(cg::fnv1a_128_hex("a"), "d228cb696f1a8caf78912b704e4a8964");
+    EXPECT_EQ(tessera::driver::CCompilerOptions().flags, "-O3 -march=native -ffp-contract=off -fno-fast-math -fopenmp -fPIC");
+    EXPECT_EQ(tessera::driver::fnv1a_128_hex(""), "6c62272e07bb014262b821756295c58d");
+    EXPECT_EQ(tessera::driver::fnv1a_128_hex("a"), "d228cb696f1a8caf78912b704e4a8964");
 }
 
 TEST(CodegenJIT, ConcurrentCompilationsOfOnePipelineShareTheCache) {
-    cg::CCompilerOptions o = jit_options();
+    tessera::driver::CCompilerOptions o = jit_options();
     o.cache_dir = scratch_dir() + "/cache-concurrent";
-    const lower::LoweredPipeline p = allocation_pipeline();
+    const ir::LoweredPipeline p = allocation_pipeline();
     std::vector<std::future<std::string>> results;
     for (int i = 0; i < 3; i++)
-        results.push_back(std::async(std::launch::async, [&] { return cg::JITModule(p, o).library_path(); }));
+        results.push_back(std::async(std::launch::async, [&] { return tessera::driver::JITModule(p, o).library_path(); }));
     std::set<std::string> paths;
     for (auto &r : results) paths.insert(r.get());
     EXPECT_EQ(paths.size(), 1u);
@@ -1189,16 +1190,16 @@ TEST(CodegenJIT, ConcurrentCompilationsOfOnePipelineShareTheCache) {
 // still mean what the shell makes of them.
 TEST(CodegenJIT, CompilerCommandsWithShellSyntaxGoThroughTheShell) {
     for (int variant = 0; variant < 2; variant++) {
-        cg::CCompilerOptions o = jit_options();
+        tessera::driver::CCompilerOptions o = jit_options();
         o.cache_dir = scratch_dir() + "/cache-shell-words";
         fs::remove_all(o.cache_dir);  // compiled now, not found in the cache
         if (variant == 0) o.flags += " -DTESSERA_TEST_WORDS=\"two words\"";  // one argument, as sh -c reads it
         else o.cc = "LC_ALL=C " + o.cc;
-        const lower::LoweredPipeline p = weird_pipeline();  // two translation units, then a link
-        cg::JITModule m(p, o);
+        const ir::LoweredPipeline p = weird_pipeline();  // two translation units, then a link
+        tessera::driver::JITModule m(p, o);
         std::vector<float> in = {1, -2, 3, -4, -0.5f, 6, 7, -8, 9, 10, -11, 12};
         std::vector<float> out(4 * kWeirdN + 2, -1.0f);
-        cg::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+        tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
         uint8_t b = 1;
         int16_t i = -300;
         uint8_t lx = 200;
@@ -1210,10 +1211,10 @@ TEST(CodegenJIT, CompilerCommandsWithShellSyntaxGoThroughTheShell) {
 }
 
 TEST(CodegenJIT, CCompileErrorIsAnInternalErrorNamingTheLogFile) {
-    cg::CCompilerOptions o = jit_options();
+    tessera::driver::CCompilerOptions o = jit_options();
     o.flags += " -include /nonexistent/tessera_missing_header.h";
     try {
-        cg::JITModule m(division_pipeline(), o);
+        tessera::driver::JITModule m(division_pipeline(), o);
         FAIL() << "expected an InternalError";
     } catch (const InternalError &e) {
         const std::string msg = e.what();
@@ -1231,7 +1232,7 @@ TEST(CodegenJIT, CCompileErrorIsAnInternalErrorNamingTheLogFile) {
 TEST(CodegenJIT, RunWithInterpreterArgumentValues) {
     // The argument form the IR interpreter takes: Buffers and scalars of any type
     // (converted to the Param's type).
-    cg::JITModule m(division_pipeline(), jit_options());
+    tessera::driver::JITModule m(division_pipeline(), jit_options());
     auto in = std::make_shared<BufferData>();
     in->type = Int(32);
     in->dims = {BufferDim{0, 3, 1}};
@@ -1243,7 +1244,7 @@ TEST(CodegenJIT, RunWithInterpreterArgumentValues) {
     std::vector<sem::ArgValue> args(3);
     args[0].buffer = in;
     args[1].type = Int(64);
-    args[1].scalar = sem::make_int(-4);
+    args[1].scalar = ir::make_int(-4);
     args[2].buffer = out;
     m.run(args);
     EXPECT_EQ(out_data, (std::vector<int32_t>{-2, 3, -1}));
@@ -1257,12 +1258,12 @@ TEST(CodegenJIT, RunWithInterpreterArgumentValues) {
 TEST(CodegenAOT, ObjectStaticLibraryAndHeadersLinkIntoAProgram) {
     const std::string dir = scratch_dir() + "/aot";
     fs::create_directories(dir);
-    cg::CCompilerOptions o = jit_options();
+    tessera::driver::CCompilerOptions o = jit_options();
     o.flags = "-O2 -ffp-contract=off -fno-fast-math";
-    cg::compile_to_header(allocation_pipeline(), dir + "/scale_plus_one.h");
-    cg::compile_to_static_library(allocation_pipeline(), dir + "/libscale.a", o);
-    cg::compile_to_header(division_pipeline(), dir + "/divide.h");
-    cg::compile_to_object(division_pipeline(), dir + "/divide.o", o);
+    tessera::driver::compile_to_header(allocation_pipeline(), dir + "/scale_plus_one.h");
+    tessera::driver::compile_to_static_library(allocation_pipeline(), dir + "/libscale.a", o);
+    tessera::driver::compile_to_header(division_pipeline(), dir + "/divide.h");
+    tessera::driver::compile_to_object(division_pipeline(), dir + "/divide.o", o);
     ASSERT_TRUE(fs::exists(dir + "/libscale.a"));
     ASSERT_TRUE(fs::exists(dir + "/divide.o"));
     // The program replaces the weak default handler with its own definition.
@@ -1285,7 +1286,7 @@ int main(void) {
 }
 )");
     int status = 0;
-    const std::string cc = cg::default_c_compiler();
+    const std::string cc = tessera::driver::default_c_compiler();
     std::string log = shell_output("cd '" + dir + "' && " + cc +
                                        " -std=c99 -Wall -Wextra -Werror main.c divide.o -L. -lscale -lm -o program",
                                    &status);
@@ -1304,7 +1305,7 @@ int main(void) {
 }
 
 TEST(CodegenAOT, UnwritablePathAndUnusableFunctionNameAreCompileErrors) {
-    EXPECT_THROW(cg::compile_to_c(division_pipeline(), "/nonexistent/dir/divide.c"), CompileError);
+    EXPECT_THROW(tessera::driver::compile_to_c(division_pipeline(), "/nonexistent/dir/divide.c"), CompileError);
     cg::CodeGenOptions named;
     named.function_name = "my_divide";
     EXPECT_NE(cg::emit_c(division_pipeline(), named).find("int my_divide_argv(void **args)"), std::string::npos);

@@ -20,15 +20,15 @@
 #include "ir/IR.h"
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
-#include "lang/Function.h"
-#include "semantics/Scalar.h"
+#include "ir/Function.h"
+#include "ir/Scalar.h"
 
 using namespace tessera;
 using namespace tessera::ir;
 using analysis::bounds_of_expr;
 using analysis::Interval;
 using analysis::Scope;
-using semantics::Scalar;
+using ir::Scalar;
 
 namespace {
 
@@ -339,25 +339,25 @@ TEST(Interval, ConstBounds) {
 Scalar eval(const Expr &e, std::vector<std::pair<std::string, Scalar>> &env) {
     auto bin = [&](ExprKind k, const Expr &a, const Expr &b) {
         Scalar p = eval(a, env), q = eval(b, env);
-        return semantics::binary(k, a.type(), p, q);
+        return ir::binary(k, a.type(), p, q);
     };
     switch (e->kind) {
-    case ExprKind::IntImm: return semantics::make_int(as<IntImm>(e)->value);
-    case ExprKind::UIntImm: return semantics::make_uint(as<UIntImm>(e)->value);
-    case ExprKind::FloatImm: return semantics::make_float(as<FloatImm>(e)->value);
+    case ExprKind::IntImm: return ir::make_int(as<IntImm>(e)->value);
+    case ExprKind::UIntImm: return ir::make_uint(as<UIntImm>(e)->value);
+    case ExprKind::FloatImm: return ir::make_float(as<FloatImm>(e)->value);
     case ExprKind::Variable:
         for (auto it = env.rbegin(); it != env.rend(); ++it)
             if (it->first == as<Variable>(e)->name) return it->second;
         ADD_FAILURE() << "unbound " << as<Variable>(e)->name;
-        return semantics::make_int(0);
+        return ir::make_int(0);
     case ExprKind::Cast:
-        return semantics::cast(e.type(), as<Cast>(e)->value.type(), eval(as<Cast>(e)->value, env));
+        return ir::cast(e.type(), as<Cast>(e)->value.type(), eval(as<Cast>(e)->value, env));
 #define BIN(N) \
     case ExprKind::N: return bin(ExprKind::N, as<N>(e)->a, as<N>(e)->b);
         BIN(Add) BIN(Sub) BIN(Mul) BIN(Div) BIN(Mod) BIN(Min) BIN(Max) BIN(EQ) BIN(NE) BIN(LT) BIN(LE) BIN(GT)
         BIN(GE) BIN(And) BIN(Or)
 #undef BIN
-    case ExprKind::Not: return semantics::make_uint(eval(as<Not>(e)->a, env).u ? 0 : 1);
+    case ExprKind::Not: return ir::make_uint(eval(as<Not>(e)->a, env).u ? 0 : 1);
     case ExprKind::Select: {
         const auto *s = as<Select>(e);
         Scalar c = eval(s->condition, env), a = eval(s->true_value, env), b = eval(s->false_value, env);
@@ -378,10 +378,10 @@ Scalar eval(const Expr &e, std::vector<std::pair<std::string, Scalar>> &env) {
             types.push_back(a.type());
             vals.push_back(eval(a, env));
         }
-        return semantics::normalize(c->type, semantics::intrinsic(c->op, c->type, types.data(), vals.data(),
+        return ir::normalize(c->type, ir::intrinsic(c->op, c->type, types.data(), vals.data(),
                                                                    int(vals.size())));
     }
-    default: ADD_FAILURE() << "cannot evaluate " << e; return semantics::make_int(0);
+    default: ADD_FAILURE() << "cannot evaluate " << e; return ir::make_int(0);
     }
 }
 
@@ -396,7 +396,7 @@ i128 tmax(Type t) { return t.is_int() ? (i128(1) << (t.bits - 1)) - 1 : t.is_boo
 i128 as128(Type t, Scalar v) { return t.is_int() ? i128(v.i) : i128(v.u); }
 
 Scalar from128(Type t, i128 v) {
-    return t.is_int() ? semantics::make_int(int64_t(v)) : semantics::make_uint(uint64_t(v));
+    return t.is_int() ? ir::make_int(int64_t(v)) : ir::make_uint(uint64_t(v));
 }
 
 class RandomBounds {
@@ -713,11 +713,11 @@ TEST(Interval, RandomizedSoundnessSymbolic) {
             int64_t ax = g.pick(41) - 20, bx = ax + g.pick(12), ay = g.pick(41) - 20, by = ay + g.pick(12);
             int64_t w = g.pick(41) - 20;
             std::vector<std::pair<std::string, Scalar>> outer = {
-                {"ax", semantics::make_int(ax)}, {"bx", semantics::make_int(bx)}, {"ay", semantics::make_int(ay)},
-                {"by", semantics::make_int(by)}, {"w", semantics::make_int(w)}};
+                {"ax", ir::make_int(ax)}, {"bx", ir::make_int(bx)}, {"ay", ir::make_int(ay)},
+                {"by", ir::make_int(by)}, {"w", ir::make_int(w)}};
             std::vector<std::pair<std::string, Scalar>> env = outer;
-            env.emplace_back("x", semantics::make_int(ax + g.pick(int(bx - ax + 1))));
-            env.emplace_back("y", semantics::make_int(ay + g.pick(int(by - ay + 1))));
+            env.emplace_back("x", ir::make_int(ax + g.pick(int(bx - ax + 1))));
+            env.emplace_back("y", ir::make_int(ay + g.pick(int(by - ay + 1))));
             int64_t v = eval(e, env).i;
             samples++;
             bool ok = true;

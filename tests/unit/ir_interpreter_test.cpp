@@ -1,5 +1,5 @@
 // The IR interpreter and the dynamic prophecy check, on hand-lowered pipelines that follow
-// the contract of src/lower/Lower.h. Expected values come from plain C++ loops.
+// the contract of src/ir/LoweredPipeline.h. Expected values come from plain C++ loops.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -76,9 +76,9 @@ Stmt loop_over(const std::string &name, const std::string &b, int d, Stmt body) 
     return loop(name, bmin(b, d), bextent(b, d), std::move(body));
 }
 
-lower::Argument input_arg(const Buffer<> &b) {
-    lower::Argument a;
-    a.kind = lower::Argument::Kind::InputBuffer;
+ir::PipelineArgument input_arg(const Buffer<> &b) {
+    ir::PipelineArgument a;
+    a.kind = ir::PipelineArgument::Kind::InputBuffer;
     a.name = b.name();
     a.type = b.type();
     a.dimensions = b.dimensions();
@@ -87,26 +87,26 @@ lower::Argument input_arg(const Buffer<> &b) {
 }
 
 template<typename T>
-lower::Argument param_arg(const Param<T> &p) {
-    lower::Argument a;
-    a.kind = lower::Argument::Kind::Param;
+ir::PipelineArgument param_arg(const Param<T> &p) {
+    ir::PipelineArgument a;
+    a.kind = ir::PipelineArgument::Kind::Param;
     a.name = p.name();
     a.type = p.type();
     a.param = p.data();
     return a;
 }
 
-lower::Argument output_arg(const Func &f) {
-    lower::Argument a;
-    a.kind = lower::Argument::Kind::OutputBuffer;
+ir::PipelineArgument output_arg(const Func &f) {
+    ir::PipelineArgument a;
+    a.kind = ir::PipelineArgument::Kind::OutputBuffer;
     a.name = f.name();
     a.type = f.type();
     a.dimensions = f.dimensions();
     return a;
 }
 
-lower::LoweredPipeline pipeline(const Func &out, std::vector<lower::Argument> args, Stmt body) {
-    lower::LoweredPipeline p;
+ir::LoweredPipeline pipeline(const Func &out, std::vector<ir::PipelineArgument> args, Stmt body) {
+    ir::LoweredPipeline p;
     p.name = out.name();
     p.output = out.data();
     p.args = std::move(args);
@@ -131,7 +131,7 @@ RunOptions lenient_prophecy(RunStats *stats = nullptr) {
 
 /** Runs and returns the message of the expected exception E (fails the test otherwise). */
 template<typename E>
-std::string error_of(const lower::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &o) {
+std::string error_of(const ir::LoweredPipeline &p, const std::vector<ArgValue> &args, const RunOptions &o) {
     try {
         semantics::run(p, args, o);
     } catch (const E &e) {
@@ -153,7 +153,7 @@ struct Simple {
 
     /** for f.s0.x in f's window: f[f.s0.x] = f.s0.x * 2 + 1, with `extent_delta` added to
      * the loop extent. */
-    lower::LoweredPipeline lowered(int extent_delta = 0) const {
+    ir::LoweredPipeline lowered(int extent_delta = 0) const {
         Expr fx = v32("f.s0.x");
         Stmt body = loop("f.s0.x", bmin("f", 0), add(bextent("f", 0), i32(extent_delta)),
                          store("f", add(mul(fx, i32(2)), i32(1)), offset("f", {fx}), prov("f", 0, {fx})));
@@ -470,7 +470,7 @@ struct Blur {
 
     enum class Bug { None, ProducerValue, ConsumerValue, ProducerAnnotation };
 
-    lower::LoweredPipeline lowered(Bug bug) const {
+    ir::LoweredPipeline lowered(Bug bug) const {
         const std::string out = "blur_y";
         // blur_x over x in [out.min.0, +out.extent.0), y in [out.min.1 - 1, +out.extent.1 + 2).
         Expr ymin = sub(bmin(out, 1), i32(1));
@@ -643,7 +643,7 @@ struct PrefixSum {
     }
 
     /** Stage 1 iterates r in [1, n) (or backwards, which is wrong). */
-    lower::LoweredPipeline lowered(bool backwards) const {
+    ir::LoweredPipeline lowered(bool backwards) const {
         Expr sx = v32("s.s0.x"), rr = v32("s.s1.r");
         Stmt pure = loop_over("s.s0.x", "s", 0,
                               store("s", load(Int(32), "psin", offset("psin", {sx})), offset("s", {sx}), prov("s", 0, {sx})));

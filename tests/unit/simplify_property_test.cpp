@@ -1,11 +1,11 @@
 // Property test of the simplifier: random expressions over every integer type and both
 // float types, evaluated before and after simplification on random inputs, must give
-// bit-identical results (semantics::identical). A second property does the same for
+// bit-identical results (ir::identical). A second property does the same for
 // statements (loops with constant bounds, ifs, lets, asserts and stores), comparing the
 // sequence of stores, which exercises the rules that need loop-variable bounds.
 //
 // The evaluator below is deliberately tiny and independent of the simplifier: every
-// operator goes through semantics::binary / cast / intrinsic.
+// operator goes through ir::binary / cast / intrinsic.
 
 #include <gtest/gtest.h>
 
@@ -23,11 +23,11 @@
 #include "analysis/Simplify.h"
 #include "ir/IR.h"
 #include "ir/IRPrinter.h"
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 
 using namespace tessera;
 using namespace tessera::ir;
-using semantics::Scalar;
+using ir::Scalar;
 
 namespace {
 
@@ -65,14 +65,14 @@ Scalar eval(const Expr &e, Env &env, int lane);
 
 Scalar eval_binary(ExprKind k, const Expr &a, const Expr &b, Env &env, int lane) {
     Scalar x = eval(a, env, lane), y = eval(b, env, lane);
-    return semantics::binary(k, a.type().element_of(), x, y);
+    return ir::binary(k, a.type().element_of(), x, y);
 }
 
 Scalar eval(const Expr &e, Env &env, int lane) {
     switch (e->kind) {
-    case ExprKind::IntImm: return semantics::make_int(as<IntImm>(e)->value);
-    case ExprKind::UIntImm: return semantics::make_uint(as<UIntImm>(e)->value);
-    case ExprKind::FloatImm: return semantics::make_float(as<FloatImm>(e)->value);
+    case ExprKind::IntImm: return ir::make_int(as<IntImm>(e)->value);
+    case ExprKind::UIntImm: return ir::make_uint(as<UIntImm>(e)->value);
+    case ExprKind::FloatImm: return ir::make_float(as<FloatImm>(e)->value);
     case ExprKind::Variable: {
         const auto *v = as<Variable>(e);
         const auto *val = env.find(v->name);
@@ -81,7 +81,7 @@ Scalar eval(const Expr &e, Env &env, int lane) {
     }
     case ExprKind::Cast: {
         const auto *c = as<Cast>(e);
-        return semantics::cast(c->type.element_of(), c->value.type().element_of(), eval(c->value, env, lane));
+        return ir::cast(c->type.element_of(), c->value.type().element_of(), eval(c->value, env, lane));
     }
 #define EVAL_BIN(N) \
     case ExprKind::N: return eval_binary(ExprKind::N, as<N>(e)->a, as<N>(e)->b, env, lane);
@@ -101,7 +101,7 @@ Scalar eval(const Expr &e, Env &env, int lane) {
         EVAL_BIN(And)
         EVAL_BIN(Or)
 #undef EVAL_BIN
-    case ExprKind::Not: return semantics::make_uint(eval(as<Not>(e)->a, env, lane).u ? 0 : 1);
+    case ExprKind::Not: return ir::make_uint(eval(as<Not>(e)->a, env, lane).u ? 0 : 1);
     case ExprKind::Select: {
         const auto *s = as<Select>(e);
         // All operands are evaluated.
@@ -118,8 +118,8 @@ Scalar eval(const Expr &e, Env &env, int lane) {
             types.push_back(a.type().element_of());
             vals.push_back(eval(a, env, lane));
         }
-        return semantics::normalize(c->type.element_of(),
-                                    semantics::intrinsic(c->op, c->type.element_of(), types.data(), vals.data(),
+        return ir::normalize(c->type.element_of(),
+                                    ir::intrinsic(c->op, c->type.element_of(), types.data(), vals.data(),
                                                          int(vals.size())));
     }
     case ExprKind::Let: {
@@ -136,8 +136,8 @@ Scalar eval(const Expr &e, Env &env, int lane) {
         const auto *r = as<Ramp>(e);
         Type t = r->base.type();
         Scalar base = eval(r->base, env, 0), stride = eval(r->stride, env, 0);
-        Scalar i = t.is_int() ? semantics::make_int(lane) : semantics::make_uint(uint64_t(lane));
-        return semantics::binary(ExprKind::Add, t, base, semantics::binary(ExprKind::Mul, t, stride, i));
+        Scalar i = t.is_int() ? ir::make_int(lane) : ir::make_uint(uint64_t(lane));
+        return ir::binary(ExprKind::Add, t, base, ir::binary(ExprKind::Mul, t, stride, i));
     }
     case ExprKind::Broadcast: return eval(as<Broadcast>(e)->value, env, 0);
     default: throw EvalError{"unsupported node"};
@@ -163,7 +163,7 @@ public:
     /** An interesting value of type t: edge values, powers of two, small and random. */
     Scalar value(Type t) {
         t = t.element_of();
-        if (t.is_bool()) return semantics::make_uint(rng_() & 1);
+        if (t.is_bool()) return ir::make_uint(rng_() & 1);
         if (t.is_float()) {
             static const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -7.5, 1e10,
                                               std::numeric_limits<double>::infinity(),
@@ -178,7 +178,7 @@ public:
             case 2: v = std::ldexp(double(int64_t(rng_() >> 11)) / double(1ull << 52) - 0.5, pick(40) - 20); break;
             default: v = double(pick(2001) - 1000) / 8.0; break;
             }
-            return semantics::normalize(t, semantics::make_float(v));
+            return ir::normalize(t, ir::make_float(v));
         }
         int64_t v;
         int64_t mn = t.min_int(), mx = t.max_int();
@@ -193,8 +193,8 @@ public:
         case 7: v = int64_t(rng_()); break;
         default: v = pick(33) - 16; break;
         }
-        if (t.is_int()) return semantics::make_int(semantics::wrap_int(t.bits, v));
-        return semantics::make_uint(semantics::wrap_uint(t.bits, uint64_t(v)));
+        if (t.is_int()) return ir::make_int(ir::wrap_int(t.bits, v));
+        return ir::make_uint(ir::wrap_uint(t.bits, uint64_t(v)));
     }
 
     Expr constant(Type t) {
@@ -456,7 +456,7 @@ TEST(SimplifyProperty, RandomExpressionsKeepTheirValues) {
                     FAIL() << err.what << " in " << e << "\nsimplified: " << s;
                 }
                 cases++;
-                if (!semantics::identical(t.element_of(), a, b)) {
+                if (!ir::identical(t.element_of(), a, b)) {
                     failures++;
                     ADD_FAILURE() << "expression: " << e << "\nsimplified: " << s << "\nlane " << lane
                                   << ": " << show(t, a) << " vs " << show(t, b) << "\ninputs: " << describe_env(env);
@@ -507,10 +507,10 @@ void run(const Stmt &s, Env &env, Trace &trace) {
     case StmtKind::For: {
         const auto *f = as<For>(s);
         Type t = f->min.type();
-        int64_t mn = semantics::as_int64(t, eval(f->min, env, 0));
-        int64_t ex = semantics::as_int64(t, eval(f->extent, env, 0));
+        int64_t mn = ir::as_int64(t, eval(f->min, env, 0));
+        int64_t ex = ir::as_int64(t, eval(f->extent, env, 0));
         for (int64_t i = mn; i < mn + ex && !trace.failed_assert; i++) {
-            env.vars.emplace_back(f->name, std::vector<Scalar>{semantics::make_int(semantics::wrap_int(t.bits, i))});
+            env.vars.emplace_back(f->name, std::vector<Scalar>{ir::make_int(ir::wrap_int(t.bits, i))});
             run(f->body, env, trace);
             env.vars.pop_back();
         }
@@ -523,7 +523,7 @@ void run(const Stmt &s, Env &env, Trace &trace) {
         std::vector<Scalar> prov;
         if (st->provenance)
             for (const Expr &c : st->provenance->coords) prov.push_back(eval(c, env, 0));
-        trace.stores.push_back({st->buffer, semantics::as_int64(st->index.type(), i), st->value.type(), v, prov});
+        trace.stores.push_back({st->buffer, ir::as_int64(st->index.type(), i), st->value.type(), v, prov});
         return;
     }
     case StmtKind::Block:
@@ -630,7 +630,7 @@ TEST(SimplifyProperty, RandomStatementsKeepTheirStores) {
             for (size_t k = 0; same && k < a.stores.size(); k++) {
                 const StoreEvent &x = a.stores[k], &y = b.stores[k];
                 same = x.buffer == y.buffer && x.index == y.index && x.type == y.type &&
-                       semantics::identical(x.type, x.value, y.value) && x.provenance.size() == y.provenance.size();
+                       ir::identical(x.type, x.value, y.value) && x.provenance.size() == y.provenance.size();
                 for (size_t c = 0; same && c < x.provenance.size(); c++)
                     same = x.provenance[c].i == y.provenance[c].i;
             }

@@ -11,7 +11,7 @@
 #include <tessera/tessera.h>
 
 #include "ir/IRVisitor.h"
-#include "lang/Function.h"
+#include "ir/Function.h"
 #include "support/differential.h"
 #include "support/random_pipeline.h"
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-namespace tessera::lang {
+namespace tessera::ir {
 
 std::string fresh_name(char prefix);
 
-}  // namespace tessera::lang
+}  // namespace tessera::ir

@@ -1,14 +1,12 @@
-#include "semantics/Scalar.h"
+#include "ir/Scalar.h"
 
 #include <cmath>
 #include <cstring>
 
 #include "ir/Check.h"
 
-namespace tessera::semantics {
+namespace tessera::ir {
 
-using ir::ExprKind;
-using ir::Intrinsic;
 
 int64_t wrap_int(int bits, int64_t v) {
     if (bits >= 64) return v;
@@ -303,9 +301,9 @@ bool identical(Type t, Scalar a, Scalar b) {
     return a.u == b.u;
 }
 
-}  // namespace tessera::semantics
+}  // namespace tessera::ir
 
-namespace tessera::semantics {
+namespace tessera::ir {
 
 Scalar load_scalar(Type t, const void *p) {
     switch (t.code) {
@@ -355,4 +353,4 @@ void store_scalar(Type t, void *p, Scalar v) {
     }
 }
 
-}  // namespace tessera::semantics
+}  // namespace tessera::ir

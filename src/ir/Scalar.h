@@ -11,7 +11,7 @@
 #include "ir/IR.h"
 #include "tessera/Type.h"
 
-namespace tessera::semantics {
+namespace tessera::ir {
 
 /** A concrete scalar value; its Type is carried alongside. Signed integers are stored
  * sign-extended in `i`, unsigned integers and bools zero-extended in `u`, floats in `f`
@@ -35,10 +35,10 @@ Scalar normalize(Type t, Scalar v);
 Scalar cast(Type to, Type from, Scalar v);
 
 /** Binary operators on two values of type t. Comparisons return a bool (0/1 in `u`). */
-Scalar binary(ir::ExprKind op, Type t, Scalar a, Scalar b);
+Scalar binary(ExprKind op, Type t, Scalar a, Scalar b);
 
 /** Intrinsic calls; `arg_types` are the operand types, `t` the result type. */
-Scalar intrinsic(ir::Intrinsic op, Type t, const Type *arg_types, const Scalar *args, int nargs);
+Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args, int nargs);
 
 /** Truth value of a bool (or any) scalar. */
 inline bool truthy(Type t, Scalar v) { return t.is_float() ? v.f != 0 : v.u != 0; }
@@ -50,12 +50,12 @@ inline int64_t as_int64(Type t, Scalar v) { return t.is_int() ? v.i : int64_t(v.
  * -0.0 != +0.0): the notion used when checking compiled results against the oracle. */
 bool identical(Type t, Scalar a, Scalar b);
 
-}  // namespace tessera::semantics
+}  // namespace tessera::ir
 
-namespace tessera::semantics {
+namespace tessera::ir {
 
 /** Read or write one element of type t in memory. */
 Scalar load_scalar(Type t, const void *p);
 void store_scalar(Type t, void *p, Scalar v);
 
-}  // namespace tessera::semantics
+}  // namespace tessera::ir

@@ -26,7 +26,7 @@ struct LoopLevel::Contents {
     int stage = -1;
 };
 
-namespace lang {
+namespace ir {
 
 /** One loop of a stage. */
 struct Dim {
@@ -34,7 +34,7 @@ struct Dim {
     /** The loop's name inside the stage, unique in it: the user's name, made unique with a
      * "$n" suffix when a split reuses a name (split(x, x, xi, 8) makes a new loop "x$1"). */
     std::string loop;
-    ir::ForType for_type = ir::ForType::Serial;
+    ForType for_type = ForType::Serial;
     /** A pure loop (a pure dimension, or made from pure loops by split or fuse); otherwise
      * a reduction loop (notes/seed002.md §6.2, Def 2.16). */
     bool pure = true;
@@ -105,7 +105,7 @@ struct FuncSchedule {
     std::vector<std::string> storage_order;
     std::vector<StorageFold> folds;
     /** in() wrappers: consumer name ("" = every consumer) -> the wrapper Func. */
-    std::map<std::string, std::shared_ptr<ir::FunctionData>> wrappers;
+    std::map<std::string, std::shared_ptr<FunctionData>> wrappers;
     /** Set on a wrapper made by in(): the Func it wraps. */
     std::string wraps;
 };
@@ -115,11 +115,5 @@ struct FuncSchedule {
 std::shared_ptr<StageSchedule> default_stage_schedule(const std::vector<std::string> &pure_vars,
                                                       const std::vector<std::string> &rvars);
 
-/** A counter that every change of any schedule increments, so that compiled pipelines
- * cached on a Func (Func::compile_jit) are rebuilt after a schedule they depend on
- * changed. */
-uint64_t schedule_epoch();
-void schedule_changed();
-
-}  // namespace lang
+}  // namespace ir
 }  // namespace tessera

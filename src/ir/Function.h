@@ -6,14 +6,10 @@
 #include <vector>
 
 #include "ir/IR.h"
-#include "lang/Schedule.h"
+#include "ir/Schedule.h"
 #include "tessera/Buffer.h"
 #include "tessera/Param.h"
 #include "tessera/RDom.h"
-
-namespace tessera::codegen {
-class JITModule;
-}
 
 namespace tessera::ir {
 
@@ -26,8 +22,8 @@ struct Definition {
     /** Per dimension: true if the left-hand side argument is a bare Var (a pure dimension
      * of this stage), false if it is a reduction dimension (notes/seed002.md §2.3 rule 4). */
     std::vector<bool> pure_dims;
-    /** How this definition's loops run (src/lang/Schedule.h). */
-    std::shared_ptr<lang::StageSchedule> schedule;
+    /** How this definition's loops run (src/ir/Schedule.h). */
+    std::shared_ptr<StageSchedule> schedule;
 };
 
 struct FunctionData {
@@ -39,10 +35,12 @@ struct FunctionData {
      * no update may be added (a Func only sees the definitions made before its use). */
     bool frozen = false;
     /** Where this Func is computed and stored, and its storage layout. */
-    lang::FuncSchedule schedule;
+    FuncSchedule schedule;
     /** The pipeline with this Func as output, compiled for `jit_target` (Func::compile_jit);
-     * realize reuses it while no schedule has changed since (`jit_epoch`). */
-    std::shared_ptr<const codegen::JITModule> jit;
+     * realize reuses it while no schedule has changed since (`jit_epoch`). It is the
+     * driver's JITModule (src/driver/JIT.h), held without its type so that the IR does not
+     * depend on the driver. */
+    std::shared_ptr<const void> jit;
     std::string jit_target;
     uint64_t jit_epoch = 0;
 
@@ -53,6 +51,14 @@ struct FunctionData {
 /** "the pure definition of Func \"f\"" or "update 2 of Func \"f\"" (0-based, as in
  * f.update(2)). */
 std::string describe_definition(const FunctionData &f, int stage);
+
+/** Funcs, images and parameters in a pipeline must have distinct names (CompileError
+ * otherwise). `stage` is the definition being added (for the message), or -1. */
+void check_unique_names(const std::shared_ptr<FunctionData> &output, int stage = -1);
+
+/** realize(sizes) of `f`: one size per dimension (CompileError), none negative
+ * (RuntimeError). */
+void check_realize_sizes(const FunctionData &f, const std::vector<int> &sizes);
 
 /** All Funcs the given Func depends on (transitively, including itself), producers
  * before consumers. */
