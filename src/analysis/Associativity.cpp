@@ -11,13 +11,13 @@ using Op = AssociativeUpdate::Op;
 
 namespace {
 
-bool reads(const Expr &e, const std::string &f) {
+bool reads(const Expr &e, const FunctionData &f) {
     struct Find : IRVisitor {
-        const std::string *f;
+        const FunctionData *f;
         bool found = false;
         using IRVisitor::include;
         void visit(const Call *op) override {
-            found = found || (op->call_kind == CallKind::Func && op->name == *f);
+            found = found || (op->call_kind == CallKind::Func && op->func.get() == f);
             IRVisitor::visit(op);
         }
     } v;
@@ -33,7 +33,7 @@ std::optional<AssociativeUpdate> associative_update(const FunctionData &f, const
     if (t.is_float() || t.lanes != 1) return std::nullopt;
     auto is_self = [&](const Expr &x) {
         const Call *c = as<Call>(x);
-        if (!c || c->call_kind != CallKind::Func || c->name != f.name || c->args.size() != d.args.size()) return false;
+        if (!c || c->call_kind != CallKind::Func || c->func.get() != &f || c->args.size() != d.args.size()) return false;
         for (size_t i = 0; i < c->args.size(); i++)
             if (!equal(c->args[i], d.args[i])) return false;
         return true;
@@ -65,11 +65,11 @@ std::optional<AssociativeUpdate> associative_update(const FunctionData &f, const
     if (is_self(a)) u.self = a, u.other = b;
     else if (is_self(b)) u.self = b, u.other = a;
     else return std::nullopt;
-    if (reads(u.other, f.name)) return std::nullopt;
+    if (reads(u.other, f)) return std::nullopt;
     for (const Expr &p : d.predicates)
-        if (reads(p, f.name)) return std::nullopt;
+        if (reads(p, f)) return std::nullopt;
     for (const Expr &x : d.args)
-        if (reads(x, f.name)) return std::nullopt;
+        if (reads(x, f)) return std::nullopt;
     return u;
 }
 

@@ -455,7 +455,7 @@ protected:
         pop_repl(op->name);
         if (!body.defined()) return Stmt();
         if (mn.same_as(op->min) && ex.same_as(op->extent) && body.same_as(op->body)) return self;
-        return For::make(op->name, std::move(mn), std::move(ex), op->for_type, std::move(body));
+        return For::make(op->name, std::move(mn), std::move(ex), op->for_type, std::move(body), op->loop);
     }
 
     Stmt visit(const IfThenElse *op, const Stmt &self) override {

@@ -288,7 +288,50 @@ const char *for_type_name(ForType t) {
     return "for";
 }
 
-Stmt For::make(const std::string &name, Expr min, Expr extent, ForType t, Stmt body) {
+const std::string &Provenance::func_name() const {
+    TESSERA_INTERNAL_ASSERT(func, "provenance without its Func");
+    return func->name;
+}
+
+const char *loop_role_name(LoopRole r) {
+    switch (r) {
+    case LoopRole::Dimension: return "dimension";
+    case LoopRole::RVar: return "rvar";
+    case LoopRole::SplitOuter: return "outer";
+    case LoopRole::SplitInner: return "inner";
+    case LoopRole::Fused: return "fused";
+    case LoopRole::FinalCopy: return "final copy";
+    }
+    return "?";
+}
+
+const char *loop_part_name(LoopPart p) {
+    switch (p) {
+    case LoopPart::Whole: return "whole";
+    case LoopPart::Prologue: return "prologue";
+    case LoopPart::SteadyState: return "steady state";
+    case LoopPart::Epilogue: return "epilogue";
+    case LoopPart::Boundaries: return "boundaries";
+    }
+    return "?";
+}
+
+std::string LoopId::describe() const {
+    std::string s = "the loop over " + var + " of Func \"" + (func ? func->name : std::string("?")) + "\"";
+    if (role == LoopRole::FinalCopy) return s + " (the copy of its value into the output buffer)";
+    if (stage > 0) s += " (update " + std::to_string(stage - 1) + ")";
+    return s;
+}
+
+std::shared_ptr<const LoopId> loop_part(const std::shared_ptr<const LoopId> &loop, LoopPart part) {
+    if (!loop || loop->part == part) return loop;
+    auto l = std::make_shared<LoopId>(*loop);
+    l->part = part;
+    return l;
+}
+
+Stmt For::make(const std::string &name, Expr min, Expr extent, ForType t, Stmt body,
+               std::shared_ptr<const LoopId> loop) {
     check_same_type(min, extent, "For");
     TESSERA_INTERNAL_ASSERT(min.type().is_int() && min.type().is_scalar(), "For bounds not int");
     TESSERA_INTERNAL_ASSERT(body.defined(), "For without body");
@@ -298,6 +341,7 @@ Stmt For::make(const std::string &name, Expr min, Expr extent, ForType t, Stmt b
     s->extent = std::move(extent);
     s->for_type = t;
     s->body = std::move(body);
+    s->loop = std::move(loop);
     return Stmt(std::move(s));
 }
 

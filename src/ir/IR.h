@@ -270,15 +270,61 @@ struct StmtNodeOf : StmtNode {
 };
 
 /** The algorithm-level identity of the value a store writes (DESIGN.md "Provenance
- * annotations"): the Func, its definition (0 = pure, i+1 = update i), the coordinates
- * and the RDom variable values, all as expressions over the variables in scope at the
- * store. Every pass that rewrites a store rewrites its provenance the same way. */
+ * annotations"): the Func (by identity), its definition (0 = pure, i+1 = update i), the
+ * coordinates and the RDom variable values, all as expressions over the variables in scope
+ * at the store. Every pass that rewrites a store rewrites its provenance the same way; a
+ * vector store's coordinates and RDom values have one lane per stored lane.
+ *
+ * `kind` says what the stored value is: one iteration of the definition (a pure
+ * definition's value, or an update's value after this iteration), or the final copy of the
+ * Func's value (the value after its last definition, `stage`, copied from storage the Func
+ * was computed in apart: an output whose updates write outside the output window). */
 struct Provenance {
-    std::string func;
+    enum class Kind : uint8_t { Iteration, FinalCopy };
+    std::shared_ptr<FunctionData> func;
     int stage = 0;
     std::vector<Expr> coords;
     std::vector<std::pair<std::string, Expr>> rvars;
+    Kind kind = Kind::Iteration;
+
+    /** The Func's name (for messages). */
+    const std::string &func_name() const;
 };
+
+/** What a loop of lowered code is in the algorithm's terms: the loop `dim` of definition
+ * `stage` of Func `func` (its name in the stage's schedule, src/ir/Schedule.h Dim::loop),
+ * which the user calls `var`, and how the schedule made it. Lowering decides by these
+ * fields, never by parsing a loop variable's name; messages speak of `var` and the Func. */
+enum class LoopRole : uint8_t {
+    Dimension,   // a pure Var of the definition (or a rename of one)
+    RVar,        // a dimension of the definition's RDom (or a rename of one)
+    SplitOuter,  // the outer loop of a split
+    SplitInner,  // the inner loop of a split
+    Fused,       // the loop of a fuse
+    FinalCopy,   // a dimension of the final copy of an output computed in its own storage
+};
+/** Loop partitioning cuts a loop into parts that run the same iterations in pieces. */
+enum class LoopPart : uint8_t { Whole, Prologue, SteadyState, Epilogue, Boundaries };
+const char *loop_role_name(LoopRole r);
+const char *loop_part_name(LoopPart p);
+
+struct LoopId {
+    std::shared_ptr<FunctionData> func;
+    int stage = 0;
+    std::string dim;
+    std::string var;
+    LoopRole role = LoopRole::Dimension;
+    bool pure = true;  // a pure loop (made from pure dimensions); false: a reduction loop
+    LoopPart part = LoopPart::Whole;
+
+    /** The same loop of the same definition (any part of it). */
+    bool same_loop(const LoopId &o) const { return func == o.func && stage == o.stage && dim == o.dim; }
+    /** "the loop over x of Func \"f\"" (", update 0" for an update's loop). */
+    std::string describe() const;
+};
+
+/** A copy of `loop` with another part. */
+std::shared_ptr<const LoopId> loop_part(const std::shared_ptr<const LoopId> &loop, LoopPart part);
 
 struct LetStmt : StmtNodeOf<LetStmt, StmtKind::LetStmt> {
     std::string name;
@@ -298,12 +344,16 @@ struct AssertStmt : StmtNodeOf<AssertStmt, StmtKind::AssertStmt> {
 enum class ForType : uint8_t { Serial, Parallel, Vectorized, Unrolled };
 const char *for_type_name(ForType t);
 
+/** A loop of variable `name` over [min, min + extent). `loop` says which loop of the
+ * algorithm it is (every loop lowering makes has one; hand-built IR may leave it null). */
 struct For : StmtNodeOf<For, StmtKind::For> {
     std::string name;
     Expr min, extent;
     ForType for_type = ForType::Serial;
     Stmt body;
-    static Stmt make(const std::string &name, Expr min, Expr extent, ForType t, Stmt body);
+    std::shared_ptr<const LoopId> loop;
+    static Stmt make(const std::string &name, Expr min, Expr extent, ForType t, Stmt body,
+                     std::shared_ptr<const LoopId> loop = nullptr);
 };
 
 /** A store of `value` at element `index` of a flattened allocation or output buffer. */

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/Check.h"
+#include "ir/Function.h"
 #include "ir/IRVisitor.h"  // TESSERA_FOR_EACH_EXPR / TESSERA_FOR_EACH_STMT
 
 namespace tessera::ir {
@@ -88,14 +89,19 @@ template<typename S> void children(const Ramp *op, S &s) {
 }
 template<typename S> void children(const Broadcast *op, S &s) { s(op->value); }
 
+// A Func by its name: names are unique in a pipeline, and comparing them (not addresses)
+// keeps orders that depend on this comparison the same from run to run.
+inline std::string func_name(const std::shared_ptr<FunctionData> &f) { return f ? f->name : std::string(); }
+
 // Provenance annotations: presence, Func, stage, counts and RDom variable names are
 // fields; the coordinates and RDom variable values are children.
 template<typename S>
 void provenance_fields(const Provenance *a, const Provenance *b, S &s) {
     s(a != nullptr, b != nullptr);
     if (!a || !b) return;
-    s(a->func, b->func);
+    s(func_name(a->func), func_name(b->func));
     s(a->stage, b->stage);
+    s(a->kind, b->kind);
     s(a->coords.size(), b->coords.size());
     s(a->rvars.size(), b->rvars.size());
     if (a->rvars.size() != b->rvars.size()) return;
@@ -115,6 +121,12 @@ template<typename S> void fields(const AssertStmt *a, const AssertStmt *b, S &s)
 template<typename S> void fields(const For *a, const For *b, S &s) {
     s(a->name, b->name);
     s(a->for_type, b->for_type);
+    s(a->loop != nullptr, b->loop != nullptr);
+    if (!a->loop || !b->loop) return;
+    s(func_name(a->loop->func), func_name(b->loop->func));
+    s(a->loop->stage, b->loop->stage);
+    s(a->loop->dim, b->loop->dim);
+    s(a->loop->part, b->loop->part);
 }
 template<typename S> void fields(const Store *a, const Store *b, S &s) {
     s(a->buffer, b->buffer);

@@ -158,7 +158,7 @@ Stmt IRMutator::visit(const For *op, const Stmt &self) {
     Expr mn = mutate(op->min), ex = mutate(op->extent);
     Stmt b = mutate(op->body);
     if (mn.same_as(op->min) && ex.same_as(op->extent) && b.same_as(op->body)) return self;
-    return For::make(op->name, std::move(mn), std::move(ex), op->for_type, std::move(b));
+    return For::make(op->name, std::move(mn), std::move(ex), op->for_type, std::move(b), op->loop);
 }
 
 Stmt IRMutator::visit(const Store *op, const Stmt &self) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ir/Check.h"
+#include "ir/Function.h"
 
 namespace tessera {
 
@@ -88,7 +89,8 @@ void IRPrinter::print(const Stmt &s) {
 }
 
 void IRPrinter::print(const Provenance &p) {
-    os_ << p.func;
+    if (p.kind == Provenance::Kind::FinalCopy) os_ << "final ";
+    os_ << (p.func ? p.func->name : std::string("?"));
     if (p.stage > 0) os_ << ".update(" << (p.stage - 1) << ")";
     print_args(p.coords);
     for (size_t i = 0; i < p.rvars.size(); i++) {

@@ -45,7 +45,7 @@ protected:
         Stmt body = mutate(op->body);
         if (hide) shadowed_.erase(op->name);
         if (mn.same_as(op->min) && ex.same_as(op->extent) && body.same_as(op->body)) return self;
-        return For::make(op->name, mn, ex, op->for_type, body);
+        return For::make(op->name, mn, ex, op->for_type, body, op->loop);
     }
 
 private:

@@ -23,11 +23,10 @@ using namespace ir;
 
 namespace {
 
-bool ends_with(const std::string &s, const std::string &suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 class BoundLoops : public IRMutator {
+public:
+    explicit BoundLoops(const PipelinePlan &plan) : plan_(plan) {}
+
 protected:
     Stmt visit(const LetStmt *op, const Stmt &self) override {
         lets_.emplace_back(op->name, op->value);
@@ -45,13 +44,22 @@ protected:
         Stmt body = mutate(op->body);
         Stmt same = body.same_as(op->body) ? self : ProducerConsumer::make(op->name, op->is_producer, body);
         if (!op->is_producer) return same;
-        std::string func = op->name;
-        if (func.size() > 4 && func.compare(func.size() - 4, 4, ".tmp") == 0) func = func.substr(0, func.size() - 4);
+        const FuncPlan *p = plan_.find_storage(op->name);
+        if (!p) return same;
+        // The bound variables of the Func's stages: max -> min.
+        std::map<std::string, std::string> stage_bounds;
+        for (int k = 0; k < int(p->defs.size()); k++)
+            for (int i = 0; i < p->func->dimensions(); i++)
+                if (p->defs[size_t(k)].pure_dims[size_t(i)]) {
+                    const std::string v = dim_var_name(p->defs[size_t(k)], i);
+                    stage_bounds[loop_max(*p, k, v)] = loop_min(*p, k, v);
+                }
         Expr cond;
         std::map<std::string, Expr> full;
         for (const auto &[name, value] : lets_) {
-            if (name.rfind(func + ".s", 0) != 0 || !ends_with(name, ".max")) continue;
-            const std::string min_name = name.substr(0, name.size() - 4) + ".min";
+            auto bound = stage_bounds.find(name);
+            if (bound == stage_bounds.end()) continue;
+            const std::string &min_name = bound->second;
             const bool has_min =
                 std::any_of(lets_.begin(), lets_.end(), [&](const auto &l) { return l.first == min_name; });
             if (!has_min) continue;
@@ -73,18 +81,20 @@ protected:
 
     Stmt visit(const For *op, const Stmt &self) override {
         Stmt body = mutate(op->body);
-        Stmt same = body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body);
+        Stmt same = body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body, op->loop);
         if (op->for_type != ForType::Vectorized && op->for_type != ForType::Unrolled) return same;
         const Expr extent = analysis::simplify(op->extent);
         if (as<IntImm>(extent)) return same;
         const int64_t hi = constant_upper_bound(extent, lets_);
         if (hi <= 0 || hi > 1024) return same;
         const Expr k = IntImm::make(op->extent.type(), hi);
-        return IfThenElse::make(GE::make(op->extent, k), For::make(op->name, op->min, k, op->for_type, body),
-                                For::make(op->name, op->min, op->extent, ForType::Serial, body));
+        return IfThenElse::make(GE::make(op->extent, k), For::make(op->name, op->min, k, op->for_type, body, op->loop),
+                                For::make(op->name, op->min, op->extent, ForType::Serial, body, op->loop));
     }
 
 private:
+    const PipelinePlan &plan_;
+
     /** A constant upper bound of e (with the lets substituted), or 0 if none is found;
      * *lo, if given, receives the lower bound found with it. */
     static int64_t constant_upper_bound(const Expr &extent, const std::vector<std::pair<std::string, Expr>> &lets,
@@ -98,8 +108,8 @@ private:
 
 }  // namespace
 
-Stmt bound_constant_extent_loops(Stmt s) {
-    BoundLoops b;
+Stmt bound_constant_extent_loops(const PipelinePlan &plan, Stmt s) {
+    BoundLoops b(plan);
     return b.mutate(s);
 }
 

@@ -97,7 +97,7 @@ Interval apply_bounds(const FunctionData &f, int i, Interval need, std::vector<S
 
 class BoundsOfFunc {
 public:
-    BoundsOfFunc(const FuncPlan &p) : p_(p), f_(*p.func) {}
+    BoundsOfFunc(const PipelinePlan &plan, const FuncPlan &p) : plan_(plan), p_(p), f_(*p.func) {}
 
     /** The lets (and checks) defining the stage bounds of the Func at one compute site
      * whose consumer part is `consumer` (undefined for the output). */
@@ -118,7 +118,7 @@ public:
                 const Interval &iv = r.box[size_t(i)];
                 if (!iv.is_bounded())
                     throw CompileError("Func \"" + f_.name + "\" is accessed in an unbounded way in " + dims_text(f_, i) +
-                                       " by Func \"" + r.unbounded_by[size_t(i)] +
+                                       " by Func \"" + func_name(r.unbounded_by[size_t(i)]) +
                                        "\": the coordinates it is read at cannot be bounded; clamp them (for "
                                        "example with clamp(...) or a boundary condition)");
                 region[size_t(i)] = iv;
@@ -131,10 +131,10 @@ public:
             for (int i = 0; i < n; i++) {
                 if (!d.pure_dims[size_t(i)]) continue;
                 std::string v = dim_var_name(d, i);
-                lets.emplace_back(loop_min(f_.name, st, v), analysis::simplify_index(region[size_t(i)].min));
-                lets.emplace_back(loop_max(f_.name, st, v), analysis::simplify_index(region[size_t(i)].max));
-                region[size_t(i)] = Interval{Variable::make(Int(32), loop_min(f_.name, st, v)),
-                                             Variable::make(Int(32), loop_max(f_.name, st, v))};
+                lets.emplace_back(loop_min(p_, st, v), analysis::simplify_index(region[size_t(i)].min));
+                lets.emplace_back(loop_max(p_, st, v), analysis::simplify_index(region[size_t(i)].max));
+                region[size_t(i)] = Interval{Variable::make(Int(32), loop_min(p_, st, v)),
+                                             Variable::make(Int(32), loop_max(p_, st, v))};
             }
             if (st == 0) break;
             RequiredRegion self = required_region(p_.stages[size_t(st)], p_.storage, n, true);
@@ -171,6 +171,13 @@ public:
     }
 
 private:
+    /** The Func computed into `storage` (its name), for messages. */
+    std::string func_name(const std::string &storage) const {
+        const FuncPlan *p = plan_.find_storage(storage);
+        return p ? p->func->name : storage;
+    }
+
+    const PipelinePlan &plan_;
     const FuncPlan &p_;
     const FunctionData &f_;
 };
@@ -182,13 +189,13 @@ public:
 
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
-        if (op->name != p_.compute_site) return IRMutator::visit(op, self);
+        if (!is_site(op, p_.compute_site)) return IRMutator::visit(op, self);
         FindConsumer find(p_.storage);
         find.include(op->body);
         Lets lets;
         std::vector<Stmt> checks;
         b_.at_site(find.consumer, lets, checks);
-        return For::make(op->name, op->min, op->extent, op->for_type, insert_lets(op->body, lets, checks));
+        return For::make(op->name, op->min, op->extent, op->for_type, insert_lets(op->body, lets, checks), op->loop);
     }
 
 private:
@@ -221,8 +228,8 @@ private:
 Stmt bounds_inference(const PipelinePlan &plan, Stmt s) {
     for (int k = int(plan.funcs.size()) - 1; k >= 0; k--) {
         const FuncPlan &p = plan.funcs[size_t(k)];
-        BoundsOfFunc b(p);
-        if (p.compute_site.empty()) {
+        BoundsOfFunc b(plan, p);
+        if (!p.compute_site) {
             Stmt consumer;
             if (!p.is_output) {
                 FindConsumer find(p.storage);

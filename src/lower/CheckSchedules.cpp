@@ -39,18 +39,18 @@ namespace {
     throw CompileError("In the schedule of " + describe_definition(f, stage) + ": " + why);
 }
 
-/** The calls of Func `name` in e. */
-std::vector<const Call *> self_calls(const Expr &e, const std::string &name) {
+/** The calls of Func `func` in e. */
+std::vector<const Call *> self_calls(const Expr &e, const FunctionData &func) {
     struct Find : IRVisitor {
-        const std::string *name;
+        const FunctionData *func;
         std::vector<const Call *> found;
         using IRVisitor::include;
         void visit(const Call *op) override {
-            if (op->call_kind == CallKind::Func && op->name == *name) found.push_back(op);
+            if (op->call_kind == CallKind::Func && op->func.get() == func) found.push_back(op);
             IRVisitor::visit(op);
         }
     } f;
-    f.name = &name;
+    f.func = &func;
     f.include(e);
     return f.found;
 }
@@ -80,11 +80,11 @@ bool injective_in(const Expr &e, const std::string &r) {
 
 /** Does the update read the Func only at the point it writes? */
 bool reads_only_its_own_point(const FunctionData &f, const Definition &d) {
-    std::vector<const Call *> calls = self_calls(d.value, f.name);
+    std::vector<const Call *> calls = self_calls(d.value, f);
     for (const Expr &p : d.predicates)
-        for (const Call *c : self_calls(p, f.name)) calls.push_back(c);
+        for (const Call *c : self_calls(p, f)) calls.push_back(c);
     for (const Expr &a : d.args)
-        for (const Call *c : self_calls(a, f.name)) calls.push_back(c);
+        for (const Call *c : self_calls(a, f)) calls.push_back(c);
     for (const Call *c : calls) {
         if (c->args.size() != d.args.size()) return false;
         for (size_t i = 0; i < c->args.size(); i++)

@@ -44,10 +44,10 @@ protected:
         }
         if (moved.empty()) {
             if (body.same_as(op->body)) return self;
-            return For::make(op->name, op->min, op->extent, op->for_type, body);
+            return For::make(op->name, op->min, op->extent, op->for_type, body, op->loop);
         }
         for (auto it = stay.rbegin(); it != stay.rend(); ++it) inner = LetStmt::make((*it)->name, (*it)->value, inner);
-        Stmt loop = For::make(op->name, op->min, op->extent, op->for_type, inner);
+        Stmt loop = For::make(op->name, op->min, op->extent, op->for_type, inner, op->loop);
         for (auto it = moved.rbegin(); it != moved.rend(); ++it) loop = LetStmt::make((*it)->name, (*it)->value, loop);
         return loop;
     }

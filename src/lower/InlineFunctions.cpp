@@ -3,6 +3,7 @@
 // Func with only a pure definition other than the output, as in Halide) are substituted
 // into their callers.
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -75,6 +76,27 @@ private:
     const std::map<const FunctionData *, Definition> &inlined_;
 };
 
+/** Calls of computed Funcs read their storage (FuncPlan::storage). */
+class CallStorage : public IRMutator {
+public:
+    explicit CallStorage(const PipelinePlan &plan) : plan_(plan) {}
+
+protected:
+    Expr visit(const Call *op, const Expr &self) override {
+        Expr e = IRMutator::visit(op, self);
+        const Call *c = as<Call>(e);
+        if (c->call_kind != CallKind::Func) return e;
+        const FuncPlan *p = plan_.find(c->func.get());
+        if (!p || p->storage == c->name) return e;
+        auto renamed = std::make_shared<Call>(*c);
+        renamed->name = p->storage;
+        return Expr(std::shared_ptr<const ExprNode>(std::move(renamed)));
+    }
+
+private:
+    const PipelinePlan &plan_;
+};
+
 template<typename F>
 Definition map_definition(const Definition &d, F &&f) {
     Definition e = d;
@@ -82,6 +104,67 @@ Definition map_definition(const Definition &d, F &&f) {
     e.value = f(e.value);
     for (Expr &p : e.predicates) p = f(p);
     return e;
+}
+
+/** The names the pipeline's own objects have in lowered code: its Params, its images
+ * (their buffer descriptor variables start with them) and the output buffer. */
+std::set<std::string> user_names(const std::vector<std::shared_ptr<FunctionData>> &funcs, const FunctionData &output) {
+    struct Collect : IRVisitor {
+        std::set<std::string> names;
+        using IRVisitor::include;
+        void visit(const Variable *op) override {
+            if (op->var_kind == VarKind::Param) names.insert(op->name);
+            if (op->var_kind == VarKind::InputBound && op->input) names.insert(op->input->name);
+        }
+        void visit(const Call *op) override {
+            if (op->call_kind == CallKind::Image) names.insert(op->name);
+            IRVisitor::visit(op);
+        }
+        void include(const StageSchedule &s) {
+            for (const Split &sp : s.splits) include(sp.factor);
+            for (const Specialization &sp : s.specializations) {
+                include(sp.condition);
+                if (sp.schedule) include(*sp.schedule);
+            }
+        }
+    } c;
+    for (const auto &f : funcs) {
+        for (const Definition &d : f->definitions) {
+            for (const Expr &a : d.args) c.include(a);
+            c.include(d.value);
+            for (const Expr &pr : d.predicates) c.include(pr);
+            if (d.rdom)
+                for (const auto &dim : d.rdom->dims) {
+                    c.include(dim.min);
+                    c.include(dim.extent);
+                }
+            if (d.schedule) c.include(*d.schedule);
+        }
+        for (const Bound &b : f->schedule.bounds)
+            for (const Expr &e : {b.min, b.extent, b.modulus, b.remainder}) c.include(e);
+        for (const StorageFold &fd : f->schedule.folds) c.include(fd.extent);
+    }
+    c.names.insert(output.name);
+    return c.names;
+}
+
+/** The prefix of the names lowering makes for Func `name` (FuncPlan::prefix): the name
+ * with every '.' made '_', and '_' appended while it equals another Func's prefix or a
+ * name of `reserved`, or starts a name of `reserved` followed by a '.'. Names made from a
+ * prefix, "<prefix>.<rest>", are then never made from another Func's, and are never a
+ * Param's or a buffer's. */
+std::string lowering_prefix(const std::string &name, const std::set<std::string> &reserved,
+                            std::set<std::string> &prefixes) {
+    std::string p = name;
+    std::replace(p.begin(), p.end(), '.', '_');
+    auto taken = [&](const std::string &q) {
+        if (prefixes.count(q) || reserved.count(q)) return true;
+        auto it = reserved.lower_bound(q + ".");
+        return it != reserved.end() && it->compare(0, q.size() + 1, q + ".") == 0;
+    };
+    while (taken(p)) p += "_";
+    prefixes.insert(p);
+    return p;
 }
 
 }  // namespace
@@ -142,12 +225,19 @@ PipelinePlan inline_functions(const std::shared_ptr<FunctionData> &output) {
     PipelinePlan plan;
     plan.output = output;
     InlineCalls inliner(inlined);
+    const std::set<std::string> reserved = user_names(order, *output);
+    std::set<std::string> prefixes;
     for (const auto &f : order) {
         if (inlined.count(f.get())) continue;
         FuncPlan p;
         p.func = f;
         p.is_output = f == output;
-        p.storage = f->name;
+        // The output buffer's own variables ("out.min.0") are named like the output Func's
+        // ("out.s0.x"), and never alike.
+        std::set<std::string> others = reserved;
+        if (p.is_output) others.erase(f->name);
+        p.prefix = lowering_prefix(f->name, others, prefixes);
+        p.storage = p.is_output ? f->name : p.prefix;  // the output: the caller's buffer
         for (const Definition &d : defs[f.get()])
             p.defs.push_back(map_definition(d, [&](const Expr &e) { return inliner.mutate(e); }));
         if (p.is_output) {
@@ -156,17 +246,26 @@ PipelinePlan inline_functions(const std::shared_ptr<FunctionData> &output) {
             // copied out (notes/seed002.md §7.2).
             for (size_t s = 1; s < p.defs.size(); s++)
                 for (bool pure : p.defs[s].pure_dims)
-                    if (!pure) p.storage = f->name + ".tmp";
+                    if (!pure) p.storage = p.prefix + ".tmp";
         }
         plan.funcs.push_back(std::move(p));
     }
+    CallStorage storage(plan);
+    for (FuncPlan &p : plan.funcs)
+        for (Definition &d : p.defs) d = map_definition(d, [&](const Expr &e) { return storage.mutate(e); });
     return plan;
 }
 
-FuncPlan &PipelinePlan::plan_of(const std::string &func_name) {
+FuncPlan &PipelinePlan::plan_of(const FunctionData *f) {
     for (FuncPlan &p : funcs)
-        if (p.func->name == func_name) return p;
-    throw InternalError("no plan for Func " + func_name);
+        if (p.func.get() == f) return p;
+    throw InternalError("no plan for Func " + f->name);
+}
+
+const FuncPlan *PipelinePlan::find(const FunctionData *f) const {
+    for (const FuncPlan &p : funcs)
+        if (p.func.get() == f) return &p;
+    return nullptr;
 }
 
 const FuncPlan *PipelinePlan::find(const std::string &func_name) const {
@@ -175,15 +274,29 @@ const FuncPlan *PipelinePlan::find(const std::string &func_name) const {
     return nullptr;
 }
 
-std::string loop_var(const std::string &func, int stage, const std::string &var) {
-    return func + ".s" + std::to_string(stage) + "." + var;
+const FuncPlan *PipelinePlan::find_storage(const std::string &storage) const {
+    for (const FuncPlan &p : funcs)
+        if (p.storage == storage) return &p;
+    return nullptr;
 }
-std::string loop_min(const std::string &func, int stage, const std::string &var) {
-    return loop_var(func, stage, var) + ".min";
+
+bool is_site(const For *loop, const std::shared_ptr<const LoopId> &site) {
+    return site && loop->loop && loop->loop->same_loop(*site);
 }
-std::string loop_max(const std::string &func, int stage, const std::string &var) {
-    return loop_var(func, stage, var) + ".max";
+
+bool same_site(const std::shared_ptr<const LoopId> &a, const std::shared_ptr<const LoopId> &b) {
+    return (!a && !b) || (a && b && a->same_loop(*b));
 }
+
+std::string describe_loop(const For *loop) {
+    return loop->loop ? loop->loop->describe() : "the loop " + loop->name;
+}
+
+std::string loop_var(const FuncPlan &p, int stage, const std::string &loop) {
+    return p.prefix + ".s" + std::to_string(stage) + "." + loop;
+}
+std::string loop_min(const FuncPlan &p, int stage, const std::string &loop) { return loop_var(p, stage, loop) + ".min"; }
+std::string loop_max(const FuncPlan &p, int stage, const std::string &loop) { return loop_var(p, stage, loop) + ".max"; }
 
 std::string dim_var_name(const Definition &d, int i) {
     const Variable *v = as<Variable>(d.args[size_t(i)]);

@@ -75,7 +75,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     LoweredPipeline p;
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening
     if (options.arguments) p.args = order_arguments(output->name, p.args, *options.arguments);
-    s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(s); });
+    s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(plan, s); });
     s = run("storage flattening", [&] { return storage_flattening(plan, s); });
     s = run("dense innermost dimension", [&] { return dense_innermost_dimension(p.args, s); });
     s = run("simplify", [&] { return analysis::simplify(s); });

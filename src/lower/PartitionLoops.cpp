@@ -246,23 +246,23 @@ private:
 };
 
 /** Whether the iterations of a loop may run in any order: it is a loop of a Func's pure
- * definition ("f.s0.x...") and every loop inside is one of that definition's, with no
- * allocation or other Func's production inside. */
+ * definition and every loop inside is one of that definition's, with no allocation or
+ * other Func's production inside. */
 bool iterations_commute(const For *op) {
-    const size_t stage = op->name.find(".s0.");
-    if (stage == std::string::npos) return false;
+    if (!op->loop || op->loop->stage != 0 || op->loop->role == LoopRole::FinalCopy) return false;
     struct Check : IRVisitor {
-        std::string prefix;
+        const LoopId *outer;
         bool ok = true;
         using IRVisitor::include;
         void visit(const For *f) override {
-            ok = ok && f->name.compare(0, prefix.size(), prefix) == 0;
+            ok = ok && f->loop && f->loop->func == outer->func && f->loop->stage == outer->stage &&
+                 f->loop->role != LoopRole::FinalCopy;
             IRVisitor::visit(f);
         }
         void visit(const Allocate *) override { ok = false; }
         void visit(const ProducerConsumer *) override { ok = false; }
     } check;
-    check.prefix = op->name.substr(0, stage + 4);
+    check.outer = op->loop.get();
     check.include(op->body);
     return check.ok;
 }
@@ -350,13 +350,14 @@ protected:
             const Expr iv = Variable::make(Int(32), i), before = Sub::make(ps, mn);
             const Expr v = Select::make(LT::make(iv, before), Add::make(mn, iv), Add::make(pe, Sub::make(iv, before)));
             parts.push_back(For::make(i, IntImm::make(Int(32), 0), Add::make(before, Sub::make(end_all, pe)), op->for_type,
-                                      LetStmt::make(op->name, v, body)));
+                                      LetStmt::make(op->name, v, body), loop_part(op->loop, LoopPart::Boundaries)));
         } else if (lo.defined()) {
-            parts.push_back(For::make(op->name, mn, Sub::make(ps, mn), op->for_type, body));
+            parts.push_back(For::make(op->name, mn, Sub::make(ps, mn), op->for_type, body, loop_part(op->loop, LoopPart::Prologue)));
         }
-        parts.push_back(For::make(op->name, ps, Sub::make(pe, ps), op->for_type, steady_body));
+        parts.push_back(For::make(op->name, ps, Sub::make(pe, ps), op->for_type, steady_body,
+                                  loop_part(op->loop, LoopPart::SteadyState)));
         if (hi.defined() && !one_boundary_loop)
-            parts.push_back(For::make(op->name, pe, Sub::make(end_all, pe), op->for_type, body));
+            parts.push_back(For::make(op->name, pe, Sub::make(end_all, pe), op->for_type, body, loop_part(op->loop, LoopPart::Epilogue)));
         Stmt s = Block::make(parts);
         s = LetStmt::make(epilogue_start, end, s);
         return LetStmt::make(prologue_end, start, s);

@@ -18,49 +18,54 @@ namespace tessera::lower {
 struct FuncPlan {
     std::shared_ptr<ir::FunctionData> func;
     bool is_output = false;
-    /** The name of its realization: the Func's name, except for an output whose updates
-     * write outside the output window, which is realized as "<name>.tmp" and copied. */
+    /** The start of every name lowering makes for this Func: its name, unless that
+     * contains a '.' or would make names that collide with another Func's or with a
+     * buffer or parameter of the pipeline (then a variant of it; see inline_functions).
+     * Names made from it cannot collide with names made from another Func's. */
+    std::string prefix;
+    /** The name of its realization: the prefix; for the output, the output buffer (its
+     * name), except for an output whose updates write outside the output window, which is
+     * realized as "<prefix>.tmp" and copied. Calls of the Func are renamed to it. */
     std::string storage;
     /** Its definitions with wrappers applied and every inlined Func substituted. */
     std::vector<ir::Definition> defs;
     /** The loop nest of each definition (Provides to `storage`), built by
-     * schedule_functions. Loop variables are "<f>.s<k>.<loop>"; the pure dimensions of
-     * stage k are bounded by the variables "<f>.s<k>.<var>.min" and ".max" that bounds
-     * inference defines. */
+     * schedule_functions. Loop variables are "<prefix>.s<k>.<loop>"; the pure dimensions
+     * of stage k are bounded by the variables "<prefix>.s<k>.<var>.min" and ".max" that
+     * bounds inference defines. */
     std::vector<ir::Stmt> stages;
     /** The loop at the top of whose body the Func is computed, and the one where its
-     * storage lives ("" for the top level). */
-    std::string compute_site;
-    std::string store_site;
+     * storage lives (null: the top level). Loops are compared with LoopId::same_loop. */
+    std::shared_ptr<const ir::LoopId> compute_site;
+    std::shared_ptr<const ir::LoopId> store_site;
     /** Folded storage dimensions (var, fold extent): fold_storage, and the folds the
      * sliding window adds. */
     std::vector<std::pair<std::string, Expr>> folds;
-};
-
-/** What the user calls a loop of the lowered code, for messages: "the loop over x of Func
- * \"blur\"" and its compute_at spelling "compute_at(blur, x)". */
-struct LoopInfo {
-    std::string func;
-    int stage = 0;
-    std::string var;   // the user's name of the loop
-    bool pure = true;
 };
 
 struct PipelinePlan {
     std::shared_ptr<ir::FunctionData> output;
     /** Computed Funcs, producers before consumers; the output is last. */
     std::vector<FuncPlan> funcs;
-    /** Every loop the stages create, by loop variable name. */
-    std::map<std::string, LoopInfo> loops;
 
-    FuncPlan &plan_of(const std::string &func_name);
+    FuncPlan &plan_of(const ir::FunctionData *f);
+    const FuncPlan *find(const ir::FunctionData *f) const;
     const FuncPlan *find(const std::string &func_name) const;
+    /** The plan whose storage is named `storage`, or null. */
+    const FuncPlan *find_storage(const std::string &storage) const;
 };
 
-/** Names of the lowered loop variables and their bounds. */
-std::string loop_var(const std::string &func, int stage, const std::string &var);
-std::string loop_min(const std::string &func, int stage, const std::string &var);
-std::string loop_max(const std::string &func, int stage, const std::string &var);
+/** Is `loop` the site `site` (null: the root, which no loop is)? */
+bool is_site(const ir::For *loop, const std::shared_ptr<const ir::LoopId> &site);
+/** Are two sites the same loop (both null: the root)? */
+bool same_site(const std::shared_ptr<const ir::LoopId> &a, const std::shared_ptr<const ir::LoopId> &b);
+
+/** Names of the lowered loop variables and their bounds: "<prefix>.s<stage>.<loop>",
+ * with ".min" and ".max". */
+std::string loop_var(const FuncPlan &p, int stage, const std::string &loop);
+std::string loop_min(const FuncPlan &p, int stage, const std::string &loop);
+std::string loop_max(const FuncPlan &p, int stage, const std::string &loop);
+
 /** The name of the pure variable at dimension i of definition k (its LHS Var). */
 std::string dim_var_name(const ir::Definition &d, int i);
 
@@ -126,12 +131,13 @@ ir::Stmt dense_innermost_dimension(const std::vector<ir::PipelineArgument> &args
  * in each Func's storage order and with its storage folds. */
 ir::Stmt storage_flattening(const PipelinePlan &plan, ir::Stmt s);
 
-/** "the loop over x of Func \"f\"" for a lowered loop name "f.s0.x". */
-std::string describe_lowered_loop(const std::string &loop);
+/** "the loop over x of Func \"f\"" (LoopId::describe), or "the loop <name>" for a loop
+ * without an identity. */
+std::string describe_loop(const ir::For *loop);
 
 /** Vectorized and unrolled loops of variable extent with a constant upper bound get a
  * constant-extent version for the case where the extent reaches the bound. */
-ir::Stmt bound_constant_extent_loops(ir::Stmt s);
+ir::Stmt bound_constant_extent_loops(const PipelinePlan &plan, ir::Stmt s);
 
 /** Ifs comparing coordinates that hold in every iteration of the enclosing loops are
  * removed (index arithmetic: coordinates do not overflow). */

@@ -42,26 +42,6 @@ using ir::StageSchedule;
 
 namespace {
 
-// Renames reads of one Func (an output realized under another name).
-class RenameCalls : public IRMutator {
-public:
-    RenameCalls(const FunctionData *f, std::string to) : f_(f), to_(std::move(to)) {}
-
-protected:
-    Expr visit(const Call *op, const Expr &self) override {
-        Expr e = IRMutator::visit(op, self);
-        const Call *c = as<Call>(e);
-        if (c->call_kind != CallKind::Func || c->func.get() != f_) return e;
-        auto renamed = std::make_shared<Call>(*c);
-        renamed->name = to_;
-        return Expr(std::shared_ptr<const ExprNode>(std::move(renamed)));
-    }
-
-private:
-    const FunctionData *f_;
-    std::string to_;
-};
-
 Expr i32(int64_t v) { return IntImm::make(Int(32), v); }
 
 struct LoopRange {
@@ -70,7 +50,7 @@ struct LoopRange {
 
 class StageBuilder {
 public:
-    StageBuilder(PipelinePlan &plan, const FuncPlan &p, int stage) : plan_(plan), p_(p), stage_(stage) {}
+    StageBuilder(const FuncPlan &p, int stage) : p_(p), stage_(stage) {}
 
     /** The loop nest of the stage under schedule `s` (with its specializations). */
     Stmt build(const StageSchedule &s) {
@@ -93,7 +73,7 @@ public:
 
 private:
     Expr loop_variable(const std::string &loop) const {
-        return Variable::make(Int(32), loop_var(p_.func->name, stage_, loop));
+        return Variable::make(Int(32), loop_var(p_, stage_, loop));
     }
 
     /** The innermost statement: the Provide of the definition, under its predicates. */
@@ -114,15 +94,11 @@ private:
                 rvars.emplace_back(dim.name, lv);
             }
         }
-        RenameCalls rename(&f, p_.storage);
-        auto lowered = [&](const Expr &e) {
-            Expr r = substitute(subs, e);
-            return p_.storage == f.name ? r : rename.mutate(r);
-        };
+        auto lowered = [&](const Expr &e) { return substitute(subs, e); };
         std::vector<Expr> args;
         for (const Expr &a : d.args) args.push_back(lowered(a));
         auto prov = std::make_shared<Provenance>();
-        prov->func = f.name;
+        prov->func = p_.func;
         prov->stage = stage_;
         prov->coords = args;
         prov->rvars = rvars;
@@ -142,18 +118,21 @@ private:
         // The range of every loop variable, original ones first.
         std::map<std::string, LoopRange> range;
         std::map<std::string, bool> is_rvar;
+        std::map<std::string, LoopRole> role;
         for (int i = 0; i < f.dimensions(); i++) {
             if (!d.pure_dims[size_t(i)]) continue;
             std::string v = dim_var_name(d, i);
-            Expr mn = Variable::make(Int(32), loop_min(f.name, stage_, v));
-            Expr mx = Variable::make(Int(32), loop_max(f.name, stage_, v));
+            Expr mn = Variable::make(Int(32), loop_min(p_, stage_, v));
+            Expr mx = Variable::make(Int(32), loop_max(p_, stage_, v));
             range[v] = {mn, Add::make(Sub::make(mx, mn), i32(1))};
             is_rvar[v] = false;
+            role[v] = LoopRole::Dimension;
         }
         if (d.rdom)
             for (const auto &dim : d.rdom->dims) {
                 range[dim.name] = {dim.min, dim.extent};
                 is_rvar[dim.name] = true;
+                role[dim.name] = LoopRole::RVar;
             }
 
         // Definitions of split variables (innermost last) and guards.
@@ -167,6 +146,8 @@ private:
                 range[sp.inner] = {i32(0), F};
                 range[sp.outer] = {i32(0), Div::make(Sub::make(Add::make(old.extent, F), i32(1)), F)};
                 is_rvar[sp.inner] = is_rvar[sp.outer] = is_rvar.at(sp.old_var);
+                role[sp.inner] = LoopRole::SplitInner;
+                role[sp.outer] = LoopRole::SplitOuter;
                 const TailStrategy tail = resolve_tail(p_, stage_, sp, is_rvar.at(sp.old_var));
                 // ShiftInwards: min(min + outer * F, min + extent - F), the second simplified to
                 // max + 1 - F, so that bounds inference sees the last tile end at the max.
@@ -183,6 +164,7 @@ private:
                 const LoopRange in = range.at(sp.inner), out = range.at(sp.outer);
                 range[sp.old_var] = {i32(0), Mul::make(in.extent, out.extent)};
                 is_rvar[sp.old_var] = is_rvar.at(sp.inner) || is_rvar.at(sp.outer);
+                role[sp.old_var] = LoopRole::Fused;
                 // The clamps change no value (fused < inner.extent * outer.extent); they tell
                 // bounds inference what the division and the modulo by a symbolic extent
                 // range over.
@@ -200,6 +182,7 @@ private:
             case Split::Kind::RenameVar:
                 range[sp.outer] = range.at(sp.old_var);
                 is_rvar[sp.outer] = is_rvar.at(sp.old_var);
+                role[sp.outer] = role.at(sp.old_var);
                 defs.emplace_back(sp.old_var, loop_variable(sp.outer));
                 break;
             }
@@ -210,21 +193,26 @@ private:
         for (auto it = guards.rbegin(); it != guards.rend(); ++it) st = IfThenElse::make(*it, st);
         // A later split defines the variables an earlier one uses: its let is outside.
         for (const auto &[name, value] : defs)
-            st = LetStmt::make(loop_var(f.name, stage_, name), value, st);
+            st = LetStmt::make(loop_var(p_, stage_, name), value, st);
         for (const Dim &dim : s.dims) {
             const LoopRange &r = range.at(dim.loop);
-            const std::string name = loop_var(f.name, stage_, dim.loop);
+            const std::string name = loop_var(p_, stage_, dim.loop);
             // Never negative: a Func computed inside a loop may need nothing in some
             // iterations (an empty region has max < min). The guards and definitions above
             // use the plain extent, so that min + extent - 1 stays max for bounds inference.
             Expr extent = as<IntImm>(r.extent) ? r.extent : Max::make(r.extent, i32(0));
-            st = For::make(name, r.min, extent, dim.for_type, st);
-            plan_.loops[name] = LoopInfo{f.name, stage_, dim.var, dim.pure};
+            auto loop = std::make_shared<LoopId>();
+            loop->func = p_.func;
+            loop->stage = stage_;
+            loop->dim = dim.loop;
+            loop->var = dim.var;
+            loop->role = role.at(dim.loop);
+            loop->pure = dim.pure;
+            st = For::make(name, r.min, extent, dim.for_type, st, std::move(loop));
         }
         return st;
     }
 
-    PipelinePlan &plan_;
     const FuncPlan &p_;
     int stage_;
 };
@@ -232,57 +220,65 @@ private:
 // ---------------------------------------------------------------------------------------
 // Realization placement
 
-/** The loops enclosing each call to a Func (outermost first). */
+using Site = std::shared_ptr<const LoopId>;
+using Sites = std::vector<Site>;
+
+/** The loops enclosing each read of a storage (outermost first). */
 class CallSites : public IRVisitor {
 public:
-    explicit CallSites(std::string name) : name_(std::move(name)) {}
-    std::vector<std::vector<std::string>> sites;
+    explicit CallSites(std::string storage) : storage_(std::move(storage)) {}
+    std::vector<Sites> sites;
     using IRVisitor::include;
 
 protected:
     void visit(const For *op) override {
         include(op->min);
         include(op->extent);
-        stack_.push_back(op->name);
+        stack_.push_back(op->loop);
         include(op->body);
         stack_.pop_back();
     }
     void visit(const Call *op) override {
-        if (op->call_kind == CallKind::Func && op->name == name_) sites.push_back(stack_);
+        if (op->call_kind == CallKind::Func && op->name == storage_) sites.push_back(stack_);
         IRVisitor::visit(op);
     }
 
 private:
-    std::string name_;
-    std::vector<std::string> stack_;
+    std::string storage_;
+    Sites stack_;
 };
 
-/** The loops that enclose every use of `func`, outermost first. */
-std::vector<std::string> common_loops(const Stmt &s, const std::string &func) {
-    CallSites sites(func);
+/** The position of `site` in `loops`, or loops.end(). */
+Sites::const_iterator find_site(const Sites &loops, const Site &site) {
+    return std::find_if(loops.begin(), loops.end(), [&](const Site &l) { return same_site(l, site); });
+}
+
+/** The loops that enclose every read of `storage`, outermost first. */
+Sites common_loops(const Stmt &s, const std::string &storage) {
+    CallSites sites(storage);
     sites.include(s);
     if (sites.sites.empty()) return {};
-    std::vector<std::string> common = sites.sites[0];
+    Sites common = sites.sites[0];
     for (const auto &st : sites.sites) {
         size_t k = 0;
-        while (k < common.size() && k < st.size() && common[k] == st[k]) k++;
+        while (k < common.size() && k < st.size() && same_site(common[k], st[k])) k++;
         common.resize(k);
     }
     return common;
 }
 
-/** Every loop in s, by name (a loop may occur more than once, in specializations). */
-std::set<std::string> all_loops(const Stmt &s) {
+/** Every loop in s (a loop may occur more than once, in specializations). */
+Sites all_loops(const Stmt &s) {
     struct Loops : IRVisitor {
-        std::set<std::string> names;
+        Sites loops;
         using IRVisitor::include;
         void visit(const For *op) override {
-            names.insert(op->name);
+            loops.push_back(op->loop);
             IRVisitor::visit(op);
         }
     } loops;
     loops.include(s);
-    return loops.names;
+    return loops.loops;
 }
 
 Stmt realization(const FuncPlan &p, const Stmt &consumer, bool with_storage, bool with_compute) {
@@ -310,40 +306,40 @@ public:
 
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
-        const bool storage = op->name == p_.store_site;
-        const bool compute = op->name == p_.compute_site;
+        const bool storage = is_site(op, p_.store_site);
+        const bool compute = is_site(op, p_.compute_site);
         if (!storage && !compute) return IRMutator::visit(op, self);
         Stmt body = op->body;
         if (storage && !compute) body = mutate(body);  // the compute site is inside
         body = realization(p_, body, storage, compute);
         injected_storage += storage;
         injected_compute += compute;
-        return For::make(op->name, op->min, op->extent, op->for_type, body);
+        return For::make(op->name, op->min, op->extent, op->for_type, body, op->loop);
     }
 
 private:
     const FuncPlan &p_;
 };
 
-std::string describe_loop(const PipelinePlan &plan, const std::string &loop) {
-    auto it = plan.loops.find(loop);
-    if (it == plan.loops.end()) return loop;
-    const LoopInfo &l = it->second;
-    std::string s = "compute_at(" + l.func + ", " + l.var + ")";
-    if (l.stage > 0) s += " [the loop over " + l.var + " of update " + std::to_string(l.stage - 1) + "]";
+/** A loop as the level directives name it: "compute_at(f, x)", and which stage's loop. */
+std::string describe_level(const Site &loop) {
+    if (!loop) return "the root";
+    std::string s = "compute_at(" + loop->func->name + ", " + loop->var + ")";
+    if (loop->stage > 0) s += " [the loop over " + loop->var + " of update " + std::to_string(loop->stage - 1) + "]";
     return s;
 }
 
-std::string legal_levels(const PipelinePlan &plan, const std::vector<std::string> &common) {
+std::string legal_levels(const Sites &common) {
     std::string s = "compute_root()";
-    for (const std::string &l : common) s += ", " + describe_loop(plan, l);
+    for (const Site &l : common) s += ", " + describe_level(l);
     return s;
 }
 
-std::string uses_text(const Stmt &s, const PipelinePlan &plan, const std::string &func) {
+/** "by \"f\", \"g\"": the Funcs whose production reads `storage`. */
+std::string uses_text(const Stmt &s, const PipelinePlan &plan, const std::string &storage) {
     std::set<std::string> users;
     struct Users : IRVisitor {
-        const std::string *func;
+        const std::string *storage;
         std::set<std::string> *users;
         std::vector<std::string> producing;
         using IRVisitor::include;
@@ -353,80 +349,83 @@ std::string uses_text(const Stmt &s, const PipelinePlan &plan, const std::string
             if (op->is_producer) producing.pop_back();
         }
         void visit(const Call *op) override {
-            if (op->call_kind == CallKind::Func && op->name == *func && !producing.empty())
+            if (op->call_kind == CallKind::Func && op->name == *storage && !producing.empty())
                 users->insert(producing.back());
             IRVisitor::visit(op);
         }
     } u;
-    u.func = &func;
+    u.storage = &storage;
     u.users = &users;
     u.include(s);
-    (void)plan;
     std::string t;
-    for (const auto &n : users) t += (t.empty() ? "" : ", ") + ("\"" + n + "\"");
+    for (const auto &n : users) {
+        const FuncPlan *user = plan.find_storage(n);
+        t += (t.empty() ? "" : ", ") + ("\"" + (user ? user->func->name : n) + "\"");
+    }
     return t.empty() ? "nowhere" : "by " + t;
 }
 
-/** The loop (by lowered name) a LoopLevel names, among the loops that exist. */
-std::string resolve_level(const PipelinePlan &plan, const FunctionData &f, const LoopLevel &level,
-                          const std::vector<std::string> &common, const std::set<std::string> &existing,
-                          const char *directive, const Stmt &s) {
-    if (level.is_root()) return "";
+/** The loop a LoopLevel names, among the loops that exist (null: the root). */
+Site resolve_level(const PipelinePlan &plan, const FuncPlan &p, const LoopLevel &level, const Sites &common,
+                   const Sites &existing, const char *directive, const Stmt &s) {
+    if (level.is_root()) return nullptr;
+    const FunctionData &f = *p.func;
     const std::string func = level.func(), var = level.var();
     const FuncPlan *g = plan.find(func);
-    auto fail = [&](const std::string &why) -> std::string {  // throws
+    auto fail = [&](const std::string &why) -> Site {  // throws
         throw CompileError("Func \"" + f.name + "\" is scheduled " + directive + "(" + func + ", " + var + "), but " +
-                           why + ". Func \"" + f.name + "\" is used " + uses_text(s, plan, f.name) +
-                           "; the legal levels are: " + legal_levels(plan, common));
+                           why + ". Func \"" + f.name + "\" is used " + uses_text(s, plan, p.storage) +
+                           "; the legal levels are: " + legal_levels(common));
     };
     if (!g) {
         fail("Func \"" + func + "\" is not computed in this pipeline (it is inlined or not used by it)");
     }
-    std::vector<std::string> candidates;
+    // The loops of g's stages that the level names: the loop whose user name is `var`.
+    auto named = [&](const Site &l) {
+        if (!l || l->func != g->func || l->var != var) return false;
+        return level.stage_index() < 0 || level.stage_index() == l->stage;
+    };
+    bool declared = false;
     for (int k = 0; k < int(g->defs.size()); k++) {
         if (level.stage_index() >= 0 && level.stage_index() != k) continue;
-        const StageSchedule &sched = *g->defs[size_t(k)].schedule;
-        for (const Dim &d : sched.dims)
-            if (d.var == var) candidates.push_back(loop_var(func, k, d.loop));
+        for (const Dim &d : g->defs[size_t(k)].schedule->dims) declared = declared || d.var == var;
     }
-    if (candidates.empty()) fail(var + " is not a loop of Func \"" + func + "\"");
-    for (const std::string &c : candidates)
-        if (std::count(common.begin(), common.end(), c)) return c;
-    bool exists = false;
-    for (const std::string &c : candidates) exists = exists || existing.count(c);
+    if (!declared) fail(var + " is not a loop of Func \"" + func + "\"");
+    for (const Site &c : common)
+        if (named(c)) return c;
+    const bool exists = std::any_of(existing.begin(), existing.end(), named);
     return fail(exists ? "that loop does not contain every use of Func \"" + f.name + "\""
                        : "that loop does not exist where Func \"" + f.name + "\" is used");
 }
 
-/** Is `outer` ("" = root) at or outside `inner` in the loop nest? */
-bool encloses(const std::vector<std::string> &common, const std::string &outer, const std::string &inner) {
-    if (outer.empty()) return true;
-    auto o = std::find(common.begin(), common.end(), outer);
-    auto i = std::find(common.begin(), common.end(), inner);
+/** Is `outer` (null: the root) at or outside `inner` in the loop nest? */
+bool encloses(const Sites &common, const Site &outer, const Site &inner) {
+    if (!outer) return true;
+    auto o = find_site(common, outer);
+    auto i = find_site(common, inner);
     return o != common.end() && i != common.end() && o <= i;
 }
 
-/** The parallel loops strictly inside `store` ("" = root) and at or outside `compute`: the
- * iterations of each would share one allocation while each computes into it. */
-std::string parallel_loop_between(const Stmt &s, const std::vector<std::string> &common, const std::string &store,
-                                  const std::string &compute) {
-    std::set<std::string> parallel;
+/** A parallel loop strictly inside `store` (null: the root) and at or outside `compute`:
+ * its iterations would share one allocation while each computes into it. Null if none. */
+Site parallel_loop_between(const Stmt &s, const Sites &common, const Site &store, const Site &compute) {
+    Sites parallel;
     struct Parallel : IRVisitor {
-        std::set<std::string> *names;
+        Sites *loops;
         using IRVisitor::include;
         void visit(const For *op) override {
-            if (op->for_type == ForType::Parallel) names->insert(op->name);
+            if (op->for_type == ForType::Parallel) loops->push_back(op->loop);
             IRVisitor::visit(op);
         }
     } v;
-    v.names = &parallel;
+    v.loops = &parallel;
     v.include(s);
-    auto first = store.empty() ? common.begin() : std::find(common.begin(), common.end(), store) + 1;
-    auto last = std::find(common.begin(), common.end(), compute);
-    if (last == common.end()) return "";
+    auto first = store ? find_site(common, store) + 1 : common.begin();
+    auto last = find_site(common, compute);
+    if (last == common.end()) return nullptr;
     for (auto it = first; it <= last; ++it)
-        if (parallel.count(*it)) return *it;
-    return "";
+        if (find_site(parallel, *it) != parallel.end()) return *it;
+    return nullptr;
 }
 
 }  // namespace
@@ -462,7 +461,7 @@ bool computes_past_region(const FuncPlan &p, const std::string &var) {
 Stmt schedule_functions(PipelinePlan &plan) {
     for (FuncPlan &p : plan.funcs)
         for (int s = 0; s < int(p.defs.size()); s++) {
-            StageBuilder b(plan, p, s);
+            StageBuilder b(p, s);
             p.stages.push_back(b.build(*p.defs[size_t(s)].schedule));
         }
 
@@ -471,19 +470,27 @@ Stmt schedule_functions(PipelinePlan &plan) {
     const FunctionData &f = *out.func;
     Stmt s = ProducerConsumer::make(out.storage, true, Block::make(out.stages));
     if (out.storage != f.name) {
+        const int copy_stage = int(out.defs.size());
         std::vector<Expr> coords;
         for (int i = 0; i < f.dimensions(); i++)
-            coords.push_back(Variable::make(Int(32), loop_var(f.name, int(out.defs.size()), f.args[size_t(i)])));
+            coords.push_back(Variable::make(Int(32), loop_var(out, copy_stage, f.args[size_t(i)])));
         auto read = std::make_shared<Call>(f.type, out.storage, coords, CallKind::Func);
         read->func = out.func;
         auto prov = std::make_shared<Provenance>();
-        prov->func = f.name;
-        prov->stage = int(out.defs.size()) - 1;
+        prov->func = out.func;
+        prov->stage = copy_stage - 1;
         prov->coords = coords;
+        prov->kind = Provenance::Kind::FinalCopy;
         Stmt copy = Provide::make(f.name, Expr(std::shared_ptr<const ExprNode>(read)), coords, prov);
-        for (int i = 0; i < f.dimensions(); i++)
-            copy = For::make(loop_var(f.name, int(out.defs.size()), f.args[size_t(i)]), buffer_min(f.name, i),
-                             buffer_extent(f.name, i), ForType::Serial, copy);
+        for (int i = 0; i < f.dimensions(); i++) {
+            auto loop = std::make_shared<LoopId>();
+            loop->func = out.func;
+            loop->stage = copy_stage;
+            loop->dim = loop->var = f.args[size_t(i)];
+            loop->role = LoopRole::FinalCopy;
+            copy = For::make(loop_var(out, copy_stage, f.args[size_t(i)]), buffer_min(f.name, i),
+                             buffer_extent(f.name, i), ForType::Serial, copy, std::move(loop));
+        }
         s = realization(out, copy, true, true);
     }
     if (f.schedule.compute_level.defined() && !f.schedule.compute_level.is_root())
@@ -494,41 +501,37 @@ Stmt schedule_functions(PipelinePlan &plan) {
     for (int k = int(plan.funcs.size()) - 2; k >= 0; k--) {
         FuncPlan &p = plan.funcs[size_t(k)];
         const FunctionData &g = *p.func;
-        const std::vector<std::string> common = common_loops(s, p.storage);
-        const std::set<std::string> existing = all_loops(s);
+        const Sites common = common_loops(s, p.storage);
+        const Sites existing = all_loops(s);
         const LoopLevel &compute = g.schedule.compute_level;
         const LoopLevel &store = g.schedule.store_level;
         if (!compute.defined()) {
             // The default for a Func with updates: the innermost loop enclosing every use.
-            p.compute_site = common.empty() ? "" : common.back();
+            p.compute_site = common.empty() ? nullptr : common.back();
         } else {
-            p.compute_site = resolve_level(plan, g, compute, common, existing, "compute_at", s);
+            p.compute_site = resolve_level(plan, p, compute, common, existing, "compute_at", s);
         }
         if (!store.defined()) {
             p.store_site = p.compute_site;
         } else {
-            p.store_site = resolve_level(plan, g, store, common, existing, "store_at", s);
+            p.store_site = resolve_level(plan, p, store, common, existing, "store_at", s);
             if (!encloses(common, p.store_site, p.compute_site))
-                throw CompileError("Func \"" + g.name + "\" is stored at " +
-                                   (p.store_site.empty() ? "the root" : describe_loop(plan, p.store_site)) +
-                                   " but computed at " + describe_loop(plan, p.compute_site) +
+                throw CompileError("Func \"" + g.name + "\" is stored at " + describe_level(p.store_site) +
+                                   " but computed at " + describe_level(p.compute_site) +
                                    ", which is outside it; the storage level must be at or outside the compute "
                                    "level (store_at a loop that encloses the compute_at loop, or store_root())");
-            const std::string par = parallel_loop_between(s, common, p.store_site, p.compute_site);
-            if (!par.empty()) {
-                auto it = plan.loops.find(par);
-                const std::string owner = it == plan.loops.end() ? "" : it->second.func;
-                const std::string var = it == plan.loops.end() ? par : it->second.var;
+            if (const Site par = parallel_loop_between(s, common, p.store_site, p.compute_site)) {
+                const std::string owner = par->func->name, var = par->var;
                 throw CompileError("Func \"" + g.name + "\" is stored outside the parallel loop over " + var +
                                    " of Func \"" + owner + "\" but computed inside it: the parallel iterations " +
                                    "would race on one allocation. Store it at or inside that loop (" + g.name +
                                    ".store_at(" + owner + ", " + var + ")), or make the loop serial");
             }
         }
-        if (p.store_site.empty() && p.compute_site.empty()) {
+        if (!p.store_site && !p.compute_site) {
             s = realization(p, s, true, true);
         } else {
-            if (p.store_site.empty()) {
+            if (!p.store_site) {
                 InjectRealization inject(p);
                 s = realization(p, inject.mutate(s), true, false);
             } else {

@@ -71,31 +71,32 @@ size_t let_index(const LeadingLets &l, const std::string &name) {
     return l.lets.size();
 }
 
-int count_loops(const Stmt &s, const std::string &name) {
+/** How many loops of s are the loop `site` (specializations copy loops). */
+int count_loops(const Stmt &s, const std::shared_ptr<const LoopId> &site) {
     struct Count : IRVisitor {
-        const std::string *name;
+        const std::shared_ptr<const LoopId> *site;
         int n = 0;
         using IRVisitor::include;
         void visit(const For *op) override {
-            n += op->name == *name;
+            n += is_site(op, *site);
             IRVisitor::visit(op);
         }
     } c;
-    c.name = &name;
+    c.site = &site;
     c.include(s);
     return c.n;
 }
 
 class Slide : public IRMutator {
 public:
-    Slide(FuncPlan &p, bool may_slide) : p_(p), may_slide_(may_slide), inside_store_(p.store_site.empty()) {}
+    Slide(FuncPlan &p, bool may_slide) : p_(p), may_slide_(may_slide), inside_store_(!p.store_site) {}
 
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
         // Loops strictly between the store site and the compute site.
-        const bool store_here = !p_.store_site.empty() && op->name == p_.store_site;
+        const bool store_here = is_site(op, p_.store_site);
         if (store_here) inside_store_ = true;
-        if (op->name != p_.compute_site) {
+        if (!is_site(op, p_.compute_site)) {
             if (inside_store_ && !store_here) between_.push_back(op->name);
             Stmt s = IRMutator::visit(op, self);
             if (inside_store_ && !store_here) between_.pop_back();
@@ -104,7 +105,7 @@ protected:
         }
         Stmt body = at_compute_site(op);
         if (store_here) inside_store_ = false;
-        return For::make(op->name, op->min, op->extent, op->for_type, body);
+        return For::make(op->name, op->min, op->extent, op->for_type, body, op->loop);
     }
 
 private:
@@ -116,8 +117,8 @@ private:
         std::vector<size_t> min_at(static_cast<size_t>(n)), max_at(static_cast<size_t>(n));
         std::vector<Expr> mins(static_cast<size_t>(n)), maxes(static_cast<size_t>(n));
         for (int i = 0; i < n; i++) {
-            min_at[size_t(i)] = let_index(l, loop_min(f.name, 0, f.args[size_t(i)]));
-            max_at[size_t(i)] = let_index(l, loop_max(f.name, 0, f.args[size_t(i)]));
+            min_at[size_t(i)] = let_index(l, loop_min(p_, 0, f.args[size_t(i)]));
+            max_at[size_t(i)] = let_index(l, loop_max(p_, 0, f.args[size_t(i)]));
             if (min_at[size_t(i)] == l.lets.size() || max_at[size_t(i)] == l.lets.size()) return loop->body;
             mins[size_t(i)] = expand(l, min_at[size_t(i)], l.lets[min_at[size_t(i)]].second);
             maxes[size_t(i)] = expand(l, max_at[size_t(i)], l.lets[max_at[size_t(i)]].second);
@@ -126,8 +127,8 @@ private:
         // Explicit folds: one iteration must fit in the fold.
         for (const auto &[var, extent] : p_.folds) {
             const int i = int(std::find(f.args.begin(), f.args.end(), var) - f.args.begin());
-            const Expr mn = Variable::make(Int(32), loop_min(f.name, 0, var));
-            const Expr mx = Variable::make(Int(32), loop_max(f.name, 0, var));
+            const Expr mn = Variable::make(Int(32), loop_min(p_, 0, var));
+            const Expr mx = Variable::make(Int(32), loop_max(p_, 0, var));
             checks.push_back(AssertStmt::make(
                 Or::make(GT::make(mn, mx), LE::make(Add::make(Sub::make(mx, mn), i32(1)), extent)),
                 {str("Func \"" + f.name + "\" is folded to "), extent,
@@ -217,11 +218,11 @@ Stmt sliding_window(PipelinePlan &plan, Stmt s) {
                                    "do not fold it");
             p.folds.emplace_back(fd.var, fd.extent);
         }
-        if (p.compute_site.empty() || p.store_site == p.compute_site) {
+        if (!p.compute_site || same_site(p.store_site, p.compute_site)) {
             if (!p.folds.empty()) {
                 // Stored where computed: the whole region must fit in the fold.
                 Slide slide(p, false);
-                if (p.compute_site.empty()) continue;  // handled by the check below
+                if (!p.compute_site) continue;  // handled by the check below
                 s = slide.mutate(s);
             }
             continue;
@@ -232,12 +233,12 @@ Stmt sliding_window(PipelinePlan &plan, Stmt s) {
     }
     // Root-level Funcs with folds: their whole region must fit.
     for (FuncPlan &p : plan.funcs) {
-        if (!p.compute_site.empty() || p.folds.empty()) continue;
+        if (p.compute_site || p.folds.empty()) continue;
         const FunctionData &f = *p.func;
         std::vector<Stmt> checks;
         for (const auto &[var, extent] : p.folds) {
-            const Expr mn = Variable::make(Int(32), loop_min(f.name, 0, var));
-            const Expr mx = Variable::make(Int(32), loop_max(f.name, 0, var));
+            const Expr mn = Variable::make(Int(32), loop_min(p, 0, var));
+            const Expr mx = Variable::make(Int(32), loop_max(p, 0, var));
             checks.push_back(AssertStmt::make(
                 Or::make(GT::make(mn, mx), LE::make(Add::make(Sub::make(mx, mn), i32(1)), extent)),
                 {str("Func \"" + f.name + "\" is folded to "), extent,

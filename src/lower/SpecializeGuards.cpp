@@ -101,7 +101,7 @@ class Specialize : public IRMutator {
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
         Stmt body = mutate(op->body);
-        Stmt loop = body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body);
+        Stmt loop = body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body, op->loop);
         if (op->for_type != ForType::Vectorized) return loop;
         // The guards of a vector loop, decided once for all its lanes: the copy without
         // them becomes vector code, the other runs lane by lane.

@@ -14,35 +14,22 @@ using namespace ir;
 
 namespace {
 
-/** The user's words for a lowered loop ("the loop over x of Func \"f\""). */
-std::string loop_text(const std::string &loop) {
-    // Lowered loop names are "<func>.s<k>.<var>".
-    const size_t s = loop.find(".s");
-    if (s == std::string::npos) return "the loop " + loop;
-    const size_t dot = loop.find('.', s + 2);
-    if (dot == std::string::npos) return "the loop " + loop;
-    std::string var = loop.substr(dot + 1);
-    const size_t dollar = var.find('$');
-    if (dollar != std::string::npos) var = var.substr(0, dollar);
-    return "the loop over " + var + " of Func \"" + loop.substr(0, s) + "\"";
-}
-
 class Unroll : public IRMutator {
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
         Stmt body = mutate(op->body);
         if (op->for_type != ForType::Unrolled) {
             if (body.same_as(op->body)) return self;
-            return For::make(op->name, op->min, op->extent, op->for_type, body);
+            return For::make(op->name, op->min, op->extent, op->for_type, body, op->loop);
         }
         const Expr extent = analysis::simplify(op->extent);
         const IntImm *n = as<IntImm>(extent);
         if (!n)
-            throw CompileError("Can't unroll " + loop_text(op->name) + ": its extent is " + to_string(extent) +
+            throw CompileError("Can't unroll " + describe_loop(op) + ": its extent is " + to_string(extent) +
                                ", which is not a constant. Unroll a loop of constant extent, e.g. split it by a "
                                "constant factor first with unroll(var, factor)");
         if (n->value > 1024)
-            throw CompileError("Can't unroll " + loop_text(op->name) + ": its extent " + std::to_string(n->value) +
+            throw CompileError("Can't unroll " + describe_loop(op) + ": its extent " + std::to_string(n->value) +
                                " would make more than 1024 copies of its body; unroll a smaller loop");
         std::vector<Stmt> copies;
         for (int64_t i = 0; i < n->value; i++)
@@ -53,8 +40,6 @@ protected:
 };
 
 }  // namespace
-
-std::string describe_lowered_loop(const std::string &loop) { return loop_text(loop); }
 
 Stmt unroll_loops(Stmt s) {
     Unroll u;

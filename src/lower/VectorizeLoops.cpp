@@ -193,7 +193,7 @@ protected:
         ForType t = op->for_type == ForType::Vectorized || op->for_type == ForType::Parallel ? ForType::Serial
                                                                                             : op->for_type;
         if (body.same_as(op->body) && t == op->for_type && mn.same_as(op->min) && ex.same_as(op->extent)) return self;
-        return For::make(op->name, mn, ex, t, body);
+        return For::make(op->name, mn, ex, t, body, op->loop);
     }
 
     Stmt visit(const Allocate *, const Stmt &) override { throw CannotVectorize(); }
@@ -235,29 +235,29 @@ protected:
     Stmt visit(const For *op, const Stmt &self) override {
         Stmt body = mutate(op->body);
         if (op->for_type != ForType::Vectorized)
-            return body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body);
+            return body.same_as(op->body) ? self : For::make(op->name, op->min, op->extent, op->for_type, body, op->loop);
         const Expr extent = analysis::simplify(op->extent);
         const IntImm *n = as<IntImm>(extent);
         if (!n)
-            throw CompileError("Can't vectorize " + describe_lowered_loop(op->name) + ": its extent is " +
+            throw CompileError("Can't vectorize " + describe_loop(op) + ": its extent is " +
                                to_string(extent) +
                                ", which is not a constant. Vectorize a loop of constant extent: split it by the "
                                "vector width first with vectorize(var, width), or fix its extent with bound()");
-        if (n->value <= 1) return For::make(op->name, op->min, extent, ForType::Serial, body);
+        if (n->value <= 1) return For::make(op->name, op->min, extent, ForType::Serial, body, op->loop);
         if (n->value > 64)
-            throw CompileError("Can't vectorize " + describe_lowered_loop(op->name) + " of " + std::to_string(n->value) +
+            throw CompileError("Can't vectorize " + describe_loop(op) + " of " + std::to_string(n->value) +
                                " iterations: at most 64 lanes are supported; split it by a smaller width");
         const int lanes = int(n->value);
         if (has_vectors(body)) {
             // Lanes inside lanes (a vectorized loop inside this one): the outer loop runs
             // serially around the inner vector code.
-            return For::make(op->name, op->min, extent, ForType::Serial, body);
+            return For::make(op->name, op->min, extent, ForType::Serial, body, op->loop);
         }
         try {
             Widen w(op->name, Ramp::make(op->min, IntImm::make(op->min.type(), 1), lanes), lanes);
             return w.mutate(body);
         } catch (const CannotVectorize &) {
-            return For::make(op->name, op->min, extent, ForType::Serial, body);
+            return For::make(op->name, op->min, extent, ForType::Serial, body, op->loop);
         }
     }
 };

@@ -38,7 +38,7 @@ std::string point_text(const int32_t *c, size_t n) {
 ProphecyChecker::ProphecyChecker(const ir::LoweredPipeline &p, const ReferenceBindings &bindings)
     : pipeline_(p.name) {
     TESSERA_INTERNAL_ASSERT(p.output, "lowered pipeline \"" << p.name << "\" has no output Func");
-    for (const auto &f : pipeline_functions(p.output)) funcs_[f->name] = f.get();
+    for (const auto &f : pipeline_functions(p.output)) funcs_.insert(f.get());
     try {
         oracle_ = std::make_unique<ReferenceOracle>(p.output, bindings);
     } catch (const RuntimeError &e) {
@@ -51,11 +51,11 @@ ProphecyChecker::~ProphecyChecker() = default;
 const ProphecyChecker::Resolved &ProphecyChecker::resolve(const Provenance &prov) {
     auto it = resolved_.find(&prov);
     if (it != resolved_.end()) return it->second;
-    auto f = funcs_.find(prov.func);
-    if (f == funcs_.end())
-        fail(pipeline_, "the annotation " + to_string(prov) + " names Func \"" + prov.func +
-                            "\", which is not part of the pipeline");
-    const FunctionData &fd = *f->second;
+    if (!prov.func || !funcs_.count(prov.func.get()))
+        fail(pipeline_, "the annotation " + to_string(prov) + " names " +
+                            (prov.func ? "Func \"" + prov.func->name + "\", which is" : std::string("no Func: it is")) +
+                            " not part of the pipeline");
+    const FunctionData &fd = *prov.func;
     if (prov.stage < 0 || prov.stage >= int(fd.definitions.size()))
         fail(pipeline_, "the annotation " + to_string(prov) + " names definition " + std::to_string(prov.stage) +
                             " of Func \"" + fd.name + "\", which has " + std::to_string(fd.definitions.size()) +
@@ -66,7 +66,9 @@ const ProphecyChecker::Resolved &ProphecyChecker::resolve(const Provenance &prov
                             " dimensions");
     Resolved r;
     r.func = &fd;
-    r.deferred = prov.stage > 0 && fd.definitions[size_t(prov.stage)].rdom != nullptr;
+    // A final copy writes each point once, with its final value.
+    r.deferred = prov.kind == Provenance::Kind::Iteration && prov.stage > 0 &&
+                 fd.definitions[size_t(prov.stage)].rdom != nullptr;
     return resolved_.emplace(&prov, r).first->second;
 }
 

@@ -8,7 +8,7 @@
 //
 // What is checked, per stored element (per lane of a vector store):
 //
-// 1. The annotation is well formed: f is the output or a Func it depends on (by name), k
+// 1. The annotation is well formed: f is the output or a Func it depends on, k
 //    names one of f's definitions, c has one coordinate per dimension of f, and every
 //    coordinate fits in int32. Otherwise: InternalError. (The interpreter has already
 //    required that c and r are not poisoned: they are computed from valid data.)
@@ -18,7 +18,7 @@
 // 3. Stores of a pure definition (k = 0) and of an update WITHOUT an RDom are compared when
 //    they execute: the stored value must be identical (ir::identical: bitwise for
 //    floats) to F_k(c). Such a definition writes each point once, with its final value.
-// 4. Stores of an update WITH an RDom are the values after ONE iteration; only the last
+// 4. Other stores of an update WITH an RDom are the values after ONE iteration; only the last
 //    write to a point is F_k(c). They are recorded per storage buffer as point -> last
 //    (value, annotation). The record of a buffer is compared with the reference, each
 //    point's last value against F_k(c), and then cleared, when
@@ -45,6 +45,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/LoweredPipeline.h"
@@ -117,7 +118,7 @@ private:
                  const int32_t *coords, Type type, Scalar value, const int64_t *rvars, bool final_value);
 
     std::string pipeline_;
-    std::unordered_map<std::string, const ir::FunctionData *> funcs_;
+    std::unordered_set<const ir::FunctionData *> funcs_;
     std::unordered_map<const ir::Provenance *, Resolved> resolved_;
     std::unique_ptr<ReferenceOracle> oracle_;
     std::string oracle_error_;  // the reference's start-up RuntimeError, if any (rule 6)

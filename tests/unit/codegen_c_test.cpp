@@ -41,6 +41,7 @@
 #include "driver/JIT.h"
 #include "codegen/Runtime.h"
 #include "ir/IR.h"
+#include "support/named_func.h"
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
 #include "ir/Scalar.h"
@@ -112,7 +113,7 @@ Expr offset_1d(const std::string &b, const Expr &x) {
 
 std::shared_ptr<const Provenance> prov(const std::string &f, int stage, std::vector<Expr> coords) {
     auto p = std::make_shared<Provenance>();
-    p->func = f;
+    p->func = tessera::test::named_func(f);
     p->stage = stage;
     p->coords = std::move(coords);
     return p;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/IR.h"
+#include "support/named_func.h"
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 
@@ -357,7 +358,7 @@ TEST(IREquality, DeepTreesAreWalkedWithoutRecursion) {
 std::shared_ptr<ir::Provenance> make_prov(const std::string &func, int stage, std::vector<Expr> coords,
                                           std::vector<std::pair<std::string, Expr>> rvars = {}) {
     auto p = std::make_shared<ir::Provenance>();
-    p->func = func;
+    p->func = tessera::test::named_func(func);
     p->stage = stage;
     p->coords = std::move(coords);
     p->rvars = std::move(rvars);

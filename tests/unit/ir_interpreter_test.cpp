@@ -12,6 +12,7 @@
 #include <tessera/tessera.h>
 
 #include "ir/IR.h"
+#include "ir/IRMutator.h"
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
 #include "semantics/Prophecy.h"
@@ -53,10 +54,14 @@ Expr offset(const std::string &b, const std::vector<Expr> &c) {
 
 Expr load(Type t, const std::string &b, Expr index) { return ir::Load::make(t, b, std::move(index)); }
 
+// Annotations name their Func here by name, with a stand-in FunctionData that pipeline()
+// replaces by the pipeline's Func of that name (a name the pipeline lacks keeps the
+// stand-in, which the prophecy check rejects).
 std::shared_ptr<const ir::Provenance> prov(const std::string &func, int stage, std::vector<Expr> coords,
                                            std::vector<std::pair<std::string, Expr>> rvars = {}) {
     auto p = std::make_shared<ir::Provenance>();
-    p->func = func;
+    p->func = std::make_shared<ir::FunctionData>();
+    p->func->name = func;
     p->stage = stage;
     p->coords = std::move(coords);
     p->rvars = std::move(rvars);
@@ -106,11 +111,26 @@ ir::PipelineArgument output_arg(const Func &f) {
 }
 
 ir::LoweredPipeline pipeline(const Func &out, std::vector<ir::PipelineArgument> args, Stmt body) {
+    struct BindFuncs : ir::IRMutator {
+        std::vector<std::shared_ptr<ir::FunctionData>> funcs;
+        std::shared_ptr<const ir::Provenance> mutate_provenance(const std::shared_ptr<const ir::Provenance> &p) override {
+            auto q = ir::IRMutator::mutate_provenance(p);
+            if (!q) return q;
+            for (const auto &f : funcs)
+                if (f->name == q->func_name() && f != q->func) {
+                    auto bound = std::make_shared<ir::Provenance>(*q);
+                    bound->func = f;
+                    return bound;
+                }
+            return q;
+        }
+    } bind;
+    bind.funcs = ir::pipeline_functions(out.data());
     ir::LoweredPipeline p;
     p.name = out.name();
     p.output = out.data();
     p.args = std::move(args);
-    p.body = std::move(body);
+    p.body = bind.mutate(body);
     return p;
 }
 

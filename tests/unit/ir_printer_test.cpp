@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ir/IR.h"
+#include "support/named_func.h"
 #include "ir/IRPrinter.h"
 
 using namespace tessera;
@@ -144,7 +145,7 @@ TEST(IRPrinter, StreamOperatorsAndUndefined) {
 TEST(IRPrinter, NestedLoopsWithProvenance) {
     Expr x = var("f.s0.x"), y = var("f.s0.y");
     auto prov = std::make_shared<ir::Provenance>();
-    prov->func = "f";
+    prov->func = tessera::test::named_func("f");
     prov->stage = 0;
     prov->coords = {x, y};
     Stmt provide = ir::Provide::make("f", add(x, mul(y, i32(2))), {x, y}, prov);
@@ -173,7 +174,7 @@ TEST(IRPrinter, NestedLoopsWithProvenance) {
 TEST(IRPrinter, StatementsOfLoweredCode) {
     Expr rx = var("r.x"), n = var("n"), t = var("t");
     auto prov = std::make_shared<ir::Provenance>();
-    prov->func = "g";
+    prov->func = tessera::test::named_func("g");
     prov->stage = 2;  // update definition 1
     prov->coords = {i32(0)};
     prov->rvars = {{"r.x", rx}, {"r.y", add(n, i32(1))}};
@@ -231,7 +232,7 @@ TEST(IRPrinter, SerialLoopsAndSequences) {
 
 TEST(IRPrinter, AllocateWithoutExtentsAndPureProvenance) {
     auto prov = std::make_shared<ir::Provenance>();
-    prov->func = "h";
+    prov->func = tessera::test::named_func("h");
     Stmt s = ir::Allocate::make("h", Float(64), {},
                                 ir::Store::make("h", ir::FloatImm::make(Float(64), 0.5), i32(0), prov));
     EXPECT_EQ(str(s),

@@ -6,6 +6,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
+#include "support/named_func.h"
 
 using namespace tessera;
 using namespace tessera::ir;
@@ -14,6 +15,15 @@ namespace {
 
 Expr i32(int v) { return IntImm::make(Int(32), v); }
 Expr var(const char *n) { return Variable::make(Int(32), n); }
+
+/** The identity of loop `dim` of definition `stage` of Func `func`. */
+std::shared_ptr<const LoopId> loop_of(const std::string &func, int stage, const std::string &dim) {
+    auto l = std::make_shared<LoopId>();
+    l->func = test::named_func(func);
+    l->stage = stage;
+    l->dim = l->var = dim;
+    return l;
+}
 
 /** The loops over `name` at the top level of s, in order, and how many min/max nodes
  * each one's body holds. */
@@ -80,13 +90,14 @@ TEST(PartitionLoops, ShiftInwardsBaseInsideTheClampIsPeeledToo) {
 }
 
 TEST(PartitionLoops, BoundariesOfAPureDefinitionShareOneLoop) {
-    // The same clamp in a loop of a pure definition ("f.s0."): the prologue and the epilogue
-    // are one loop over both ranges (the body is emitted twice, not three times).
+    // The same clamp in a loop of a pure definition: the prologue and the epilogue are one
+    // loop over both ranges (the body is emitted twice, not three times).
     const Expr x = Add::make(Mul::make(var("f.s0.xo"), i32(8)), var("f.s0.xv"));
     const Expr clamped = Min::make(Max::make(Sub::make(x, i32(1)), i32(0)), i32(99));
     Stmt store = Store::make("f", Load::make(Int(32), "in", clamped), x, nullptr);
     Stmt s = For::make("f.s0.xo", i32(0), var("n"), ForType::Serial,
-                       For::make("f.s0.xv", i32(0), i32(8), ForType::Vectorized, store));
+                       For::make("f.s0.xv", i32(0), i32(8), ForType::Vectorized, store, loop_of("f", 0, "xv")),
+                       loop_of("f", 0, "xo"));
     Stmt p = lower::partition_loops(s);
     EXPECT_EQ(clamps_per_loop(p, "f.s0.xo"), (std::vector<int>{0})) << p;
     EXPECT_EQ(clamps_per_loop(p, "f.s0.xo.boundary"), (std::vector<int>{2})) << p;
@@ -98,7 +109,8 @@ TEST(PartitionLoops, BoundariesOfAnUpdateKeepTheirOrder) {
     const Expr clamped = Min::make(Max::make(Sub::make(x, i32(1)), i32(0)), i32(99));
     Stmt store = Store::make("f", Load::make(Int(32), "in", clamped), x, nullptr);
     Stmt s = For::make("f.s1.xo", i32(0), var("n"), ForType::Serial,
-                       For::make("f.s1.xv", i32(0), i32(8), ForType::Vectorized, store));
+                       For::make("f.s1.xv", i32(0), i32(8), ForType::Vectorized, store, loop_of("f", 1, "xv")),
+                       loop_of("f", 1, "xo"));
     Stmt p = lower::partition_loops(s);
     EXPECT_EQ(clamps_per_loop(p, "f.s1.xo"), (std::vector<int>{2, 0, 2})) << p;
 }

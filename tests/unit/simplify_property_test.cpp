@@ -22,6 +22,7 @@
 
 #include "analysis/Simplify.h"
 #include "ir/IR.h"
+#include "support/named_func.h"
 #include "ir/IRPrinter.h"
 #include "ir/Scalar.h"
 
@@ -595,7 +596,7 @@ public:
         Expr v = g_.gen(t, 1 + g_.pick(4));
         Expr idx = Cast::make(Int(64), g_.gen(Int(32), 2));
         auto prov = std::make_shared<Provenance>();
-        prov->func = "f";
+        prov->func = tessera::test::named_func("f");
         prov->coords = {g_.gen(Int(32), 2)};
         return Store::make(g_.pick(2) ? "a" : "b", v, idx, prov);
     }

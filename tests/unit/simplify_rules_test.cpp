@@ -10,6 +10,7 @@
 
 #include "analysis/Simplify.h"
 #include "ir/IR.h"
+#include "support/named_func.h"
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 
@@ -285,7 +286,7 @@ TEST(SimplifyRules, Vectors) {
 
 std::shared_ptr<const Provenance> prov(std::vector<Expr> coords) {
     auto p = std::make_shared<Provenance>();
-    p->func = "f";
+    p->func = tessera::test::named_func("f");
     p->coords = std::move(coords);
     return p;
 }
