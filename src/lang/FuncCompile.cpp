@@ -82,9 +82,10 @@ const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, 
     const std::string t = target.to_string();
     if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch()) {
         // A pipeline compiled before (in any process) is found by its printed form in the
-        // disk cache's index, without lowering it again.
+        // disk cache's index, without lowering it again (unless lowering's invariants are
+        // being checked, which needs it lowered).
         f->frozen = true;  // as lowering would (no update may follow a compilation)
-        const std::string key = pipeline_key(f, target);
+        const std::string key = lower::invariant_checks_requested() ? std::string() : pipeline_key(f, target);
         auto m = key.empty()
                      ? std::make_shared<driver::JITModule>(lower_with(f, nullptr), c_compiler_for(target))
                      : std::make_shared<driver::JITModule>(

@@ -1,4 +1,5 @@
-// The lowering pipeline, pass by pass (DESIGN.md "Data flow through the compiler").
+// The lowering pipeline, pass by pass: the table of contents of lowering
+// (docs/architecture.md draws it).
 // Each pass is one file of src/lower/ and takes IR and returns IR.
 
 #include "lower/Lower.h"
@@ -7,21 +8,38 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 #include "analysis/Simplify.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "ir/VerifyLowered.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
 
 using namespace ir;
 
+bool invariant_checks_requested() {
+#ifndef NDEBUG
+    return true;
+#else
+    static const bool on = [] {
+        const char *v = std::getenv("TESSERA_CHECK_INVARIANTS");
+        return v && *v && std::string(v) != "0";
+    }();
+    return on;
+#endif
+}
+
+namespace {
+
 /** Runs the passes. $TESSERA_TIME_PASSES=1 prints the time of each (to stderr);
  * $TESSERA_DUMP_PASSES=DIR writes the statement after each pass to DIR/NN-pass.stmt, to
- * see what a pass did. */
+ * see what a pass did. Once the code is flat (`verify` set), each pass's result is checked
+ * against the contract of lowered code, so that a broken invariant names its pass. */
 class PassRunner {
 public:
     explicit PassRunner(std::string pipeline) : pipeline_(std::move(pipeline)) {
@@ -29,6 +47,10 @@ public:
         timed_ = v && *v && std::string(v) != "0";
         if (const char *d = std::getenv("TESSERA_DUMP_PASSES")) dump_dir_ = d;
     }
+
+    /** From now on, check each statement a pass returns with `check(s, pass)`. */
+    std::function<void(const Stmt &, const char *)> verify;
+
     template<typename F>
     auto operator()(const char *pass, F &&f) {
         const auto start = std::chrono::steady_clock::now();
@@ -49,6 +71,7 @@ public:
                     std::fclose(out);
                 }
             }
+            if (verify) verify(result, pass);
         }
         return result;
     }
@@ -59,10 +82,17 @@ private:
     int dumped_ = 0;
 };
 
+}  // namespace
+
 LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOptions &options) {
     ir::check_unique_names(output);
+    const bool check = options.check_invariants || invariant_checks_requested();
     PassRunner run(output->name);
+    LoweredPipeline p;
+    p.name = output->name;
+    p.output = output;
 
+    // The algorithm: which Funcs are computed, their loop nests, their bounds.
     PipelinePlan plan = run("inline functions", [&] { return inline_functions(output); });
     run("check schedules", [&] {
         check_schedules(plan);
@@ -72,11 +102,19 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("bounds inference", [&] { return bounds_inference(plan, s); });
     s = run("sliding window", [&] { return sliding_window(plan, s); });
     s = run("add image checks", [&] { return add_image_checks(plan, s); });
-    LoweredPipeline p;
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening
     if (options.arguments) p.args = order_arguments(output->name, p.args, *options.arguments);
     s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(plan, s); });
+
+    // Flat code: from here on every pass keeps the contract of lowered code.
     s = run("storage flattening", [&] { return storage_flattening(plan, s); });
+    if (check)
+        run.verify = [&](const Stmt &body, const char *pass) {
+            LoweredPipeline q = p;
+            q.body = body;
+            verify_lowered(q, VerifyOptions{false, std::string("the pass \"") + pass + "\""});
+        };
+    if (run.verify) run.verify(s, "storage flattening");
     s = run("dense innermost dimension", [&] { return dense_innermost_dimension(p.args, s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
     s = run("hoist loop invariant lets", [&] { return hoist_loop_invariant_lets(s); });
@@ -88,10 +126,10 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("widen indices", [&] { return widen_indices(s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
     s = run("hoist constant calls", [&] { return hoist_constant_calls(s); });
+    s = run("uniquify names", [&] { return uniquify_names(s); });
 
-    p.name = output->name;
-    p.output = output;
     p.body = s;
+    if (check) verify_lowered(p, VerifyOptions{true, "the last pass"});
     return p;
 }
 

@@ -18,7 +18,9 @@
 namespace tessera::lower {
 
 struct LowerOptions {
-    /** Run the provenance-preserving checks of each pass (tests). */
+    /** Check the contract of lowered code (src/ir/VerifyLowered.h) after every pass from
+     * storage flattening on, and in full (names bound once) after the last. Also on in
+     * debug builds and when $TESSERA_CHECK_INVARIANTS is set (the test suite sets it). */
     bool check_invariants = false;
     /** The caller's order of the inputs (ahead-of-time compilation). Every Param and
      * ImageParam the pipeline uses must be listed (CompileError otherwise); listed inputs
@@ -26,6 +28,10 @@ struct LowerOptions {
      * Unset: the order of src/ir/LoweredPipeline.h. */
     std::optional<std::vector<tessera::Argument>> arguments;
 };
+
+/** Whether lowering checks its invariants in every pipeline (a debug build, or
+ * $TESSERA_CHECK_INVARIANTS set and not 0). */
+bool invariant_checks_requested();
 
 /** Lower the pipeline computing `output` (its dependencies, with their schedules). */
 ir::LoweredPipeline lower(const std::shared_ptr<ir::FunctionData> &output, const LowerOptions &options = {});

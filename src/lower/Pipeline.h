@@ -171,4 +171,7 @@ ir::Stmt specialize_guards(ir::Stmt s);
 /** Vectorized loops become vector expressions and stores. */
 ir::Stmt vectorize_loops(ir::Stmt s);
 
+/** Every name is bound once (alpha renaming of later bindings of a name). */
+ir::Stmt uniquify_names(ir::Stmt s);
+
 }  // namespace tessera::lower

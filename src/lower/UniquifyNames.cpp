@@ -1,0 +1,189 @@
+// Alpha renaming: every name a lowered statement binds (a let, a loop variable, an
+// allocation) is bound exactly once, and never a name the statement also uses unbound
+// (a Param, a buffer argument or its descriptor variables). Loop partitioning, unrolling,
+// specializations and constant-extent copies bind the same names more than once, in
+// sequence or nested; the later bindings get fresh names ("x$2"), and their uses follow
+// their scope. Afterwards a name means one thing wherever it occurs, which the passes
+// after this one and the validator rely on (src/ir/VerifyLowered.h checks it).
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
+#include "lower/Pipeline.h"
+
+namespace tessera::lower {
+
+using namespace ir;
+
+namespace {
+
+/** Every variable and buffer name in s, bound or free, and the names used where no
+ * binding of them is in scope. */
+class AllNames : public IRVisitor {
+public:
+    std::set<std::string> vars, buffers, free_vars, free_buffers;
+    using IRVisitor::include;
+
+protected:
+    void visit(const Variable *op) override {
+        vars.insert(op->name);
+        if (!bound_vars_.count(op->name)) free_vars.insert(op->name);
+    }
+    void visit(const Let *op) override {
+        include(op->value);
+        bind_var(op->name, [&] { include(op->body); });
+    }
+    void visit(const LetStmt *op) override {
+        include(op->value);
+        bind_var(op->name, [&] { include(op->body); });
+    }
+    void visit(const For *op) override {
+        include(op->min);
+        include(op->extent);
+        bind_var(op->name, [&] { include(op->body); });
+    }
+    void visit(const Load *op) override {
+        use_buffer(op->buffer);
+        include(op->index);
+    }
+    void visit(const Store *op) override {
+        use_buffer(op->buffer);
+        include(op->value);
+        include(op->index);
+        if (op->provenance) visit_provenance(*op->provenance);
+    }
+    void visit(const Allocate *op) override {
+        for (const Expr &e : op->extents) include(e);
+        buffers.insert(op->name);
+        bound_buffers_[op->name]++;
+        include(op->body);
+        bound_buffers_[op->name]--;
+    }
+    void visit_provenance(const Provenance &p) override {
+        for (const Expr &c : p.coords) include(c);
+        for (const auto &r : p.rvars) include(r.second);
+    }
+
+private:
+    template<typename F>
+    void bind_var(const std::string &name, F &&body) {
+        vars.insert(name);
+        bound_vars_[name]++;
+        body();
+        if (--bound_vars_[name] == 0) bound_vars_.erase(name);
+    }
+    void use_buffer(const std::string &name) {
+        buffers.insert(name);
+        auto it = bound_buffers_.find(name);
+        if (it == bound_buffers_.end() || it->second == 0) free_buffers.insert(name);
+    }
+
+    std::map<std::string, int> bound_vars_, bound_buffers_;
+};
+
+class Uniquify : public IRMutator {
+public:
+    explicit Uniquify(const AllNames &names)
+        : taken_vars_(names.vars), taken_buffers_(names.buffers), free_vars_(names.free_vars),
+          free_buffers_(names.free_buffers) {}
+
+protected:
+    Expr visit(const Variable *op, const Expr &self) override {
+        auto it = var_scope_.find(op->name);
+        if (it == var_scope_.end() || it->second.empty() || it->second.back() == op->name) return self;
+        return Variable::make(op->type, it->second.back(), op->var_kind);
+    }
+    Expr visit(const Let *op, const Expr &self) override {
+        Expr value = mutate(op->value);
+        const std::string name = bind(var_scope_, bound_vars_, taken_vars_, free_vars_, op->name);
+        Expr body = mutate(op->body);
+        var_scope_[op->name].pop_back();
+        if (name == op->name && value.same_as(op->value) && body.same_as(op->body)) return self;
+        return Let::make(name, value, body);
+    }
+    Stmt visit(const LetStmt *op, const Stmt &self) override {
+        Expr value = mutate(op->value);
+        const std::string name = bind(var_scope_, bound_vars_, taken_vars_, free_vars_, op->name);
+        Stmt body = mutate(op->body);
+        var_scope_[op->name].pop_back();
+        if (name == op->name && value.same_as(op->value) && body.same_as(op->body)) return self;
+        return LetStmt::make(name, value, body);
+    }
+    Stmt visit(const For *op, const Stmt &self) override {
+        Expr mn = mutate(op->min), ex = mutate(op->extent);
+        const std::string name = bind(var_scope_, bound_vars_, taken_vars_, free_vars_, op->name);
+        Stmt body = mutate(op->body);
+        var_scope_[op->name].pop_back();
+        if (name == op->name && mn.same_as(op->min) && ex.same_as(op->extent) && body.same_as(op->body)) return self;
+        return For::make(name, mn, ex, op->for_type, body, op->loop);
+    }
+    Stmt visit(const Allocate *op, const Stmt &self) override {
+        std::vector<Expr> extents;
+        bool changed = false;
+        for (const Expr &e : op->extents) {
+            extents.push_back(mutate(e));
+            changed = changed || !extents.back().same_as(e);
+        }
+        const std::string name = bind(buffer_scope_, bound_buffers_, taken_buffers_, free_buffers_, op->name);
+        Stmt body = mutate(op->body);
+        buffer_scope_[op->name].pop_back();
+        if (name == op->name && !changed && body.same_as(op->body)) return self;
+        return Allocate::make(name, op->type, extents, body);
+    }
+    Expr visit(const Load *op, const Expr &self) override {
+        Expr index = mutate(op->index);
+        const std::string &name = buffer_name(op->buffer);
+        if (name == op->buffer && index.same_as(op->index)) return self;
+        return Load::make(op->type, name, index);
+    }
+    Stmt visit(const Store *op, const Stmt &self) override {
+        Expr value = mutate(op->value), index = mutate(op->index);
+        auto prov = mutate_provenance(op->provenance);
+        const std::string &name = buffer_name(op->buffer);
+        if (name == op->buffer && value.same_as(op->value) && index.same_as(op->index) && prov == op->provenance)
+            return self;
+        return Store::make(name, value, index, prov);
+    }
+
+private:
+    using ScopeMap = std::map<std::string, std::vector<std::string>>;
+
+    /** A new binding of `name`: the name itself the first time it is bound, unless it is
+     * also used unbound; a fresh "name$k" otherwise. */
+    static std::string bind(ScopeMap &scope, std::set<std::string> &bound, std::set<std::string> &taken,
+                            const std::set<std::string> &free, const std::string &name) {
+        std::string fresh = name;
+        if (bound.count(name) || free.count(name)) {
+            for (int k = 2; taken.count(fresh = name + "$" + std::to_string(k)); k++) {
+            }
+        }
+        bound.insert(fresh);
+        taken.insert(fresh);
+        scope[name].push_back(fresh);
+        return fresh;
+    }
+
+    const std::string &buffer_name(const std::string &name) const {
+        auto it = buffer_scope_.find(name);
+        return it == buffer_scope_.end() || it->second.empty() ? name : it->second.back();
+    }
+
+    ScopeMap var_scope_, buffer_scope_;
+    std::set<std::string> bound_vars_, bound_buffers_;
+    std::set<std::string> taken_vars_, taken_buffers_;
+    const std::set<std::string> free_vars_, free_buffers_;
+};
+
+}  // namespace
+
+Stmt uniquify_names(Stmt s) {
+    AllNames names;
+    names.include(s);
+    Uniquify u(names);
+    return u.mutate(s);
+}
+
+}  // namespace tessera::lower
