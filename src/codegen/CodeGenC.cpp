@@ -487,6 +487,7 @@ public:
 
         indent_ = 1;
         emit_stmt(p_.body);
+        flush_temp();
 
         // Assemble the file.
         std::ostringstream fn;
@@ -588,36 +589,6 @@ private:
     std::map<std::string, std::vector<VarBinding>> vars_;
     std::map<std::string, std::vector<BufBinding>> bufs_;
 
-    // Expressions already computed into temporaries, per statement (a new level inside a
-    // Let body, whose variable may change the meaning of the same node).
-    // Values already computed into temporaries, by structure, per C block (a temporary is
-    // visible until its block closes). A binding that hides another binding of the same
-    // name starts a level that does not look further out, since an equal expression
-    // outside it meant something else.
-    // A value read from memory is reused only while no store to a buffer it reads (and no
-    // loop, whose iterations may store anywhere) has been emitted since it was computed:
-    // its entry records the time, on a clock that every store and loop advances.
-    template<typename V>
-    struct Cached {
-        V value;
-        uint64_t time;
-    };
-    struct CacheLevel {
-        explicit CacheLevel(HashCache *h) : lanes(8, CachedExprHash{h}), vectors(8, CachedExprHash{h}) {}
-        std::unordered_map<Expr, Cached<Lanes>, CachedExprHash, ExprEqual> lanes;
-        std::unordered_map<Expr, Cached<std::string>, CachedExprHash, ExprEqual> vectors;  // native vectors
-        std::string binds;     // the name a let binds here; empty for a C block
-        bool barrier = false;  // `binds` hides an outer binding of the same name
-    };
-    HashCache hashes_;  // structural hashes of the nodes looked up, each computed once
-    std::vector<CacheLevel> cache_;
-    uint64_t clock_ = 1, last_loop_ = 0;
-    std::map<std::string, uint64_t> last_store_;  // by buffer
-    struct Names {
-        Expr node;  // kept alive, so that its address is not reused by another node
-        std::set<std::string> vars, loads;
-    };
-    std::unordered_map<const ExprNode *, Names> names_in_;
     std::map<std::string, std::string> vector_typedefs_;
 
     std::ostringstream body_;
@@ -692,8 +663,47 @@ private:
     // --- output ------------------------------------------------------------------------
 
     void line(const std::string &s) {
-        for (int i = 0; i < indent_; i++) body_ << "    ";
+        flush_temp();
+        write_line(indent_, s);
+    }
+    /** Text written as it is (preprocessor lines). */
+    void raw(const std::string &s) {
+        flush_temp();
+        body_ << s;
+    }
+    void write_line(int indent, const std::string &s) {
+        for (int i = 0; i < indent; i++) body_ << "    ";
         body_ << s << "\n";
+    }
+
+    /** The declaration of the last temporary is held back until the next line, so that a
+     * let whose value it is declares the let's identifier instead of copying the
+     * temporary (declare_pending_as). Nothing can have used the temporary yet. */
+    struct PendingTemp {
+        bool active = false;
+        std::string type, id, rhs, comment;
+        int indent = 0;
+    };
+    PendingTemp pending_;
+    void flush_temp() {
+        if (!pending_.active) return;
+        pending_.active = false;
+        write_line(pending_.indent, "const " + pending_.type + " " + pending_.id + " = " + pending_.rhs + ";" +
+                                        pending_.comment);
+    }
+    std::string hold_temp(const std::string &type, const std::string &rhs) {
+        flush_temp();
+        const std::string id = "_t" + std::to_string(next_temp_++);
+        pending_ = PendingTemp{true, type, id, rhs, "", indent_};
+        return id;
+    }
+    /** If `value` is the temporary just computed, declares it as `id` instead. */
+    bool declare_pending_as(const std::string &value, const std::string &id, const std::string &comment) {
+        if (!pending_.active || pending_.id != value) return false;
+        pending_.id = id;
+        pending_.comment = comment;
+        flush_temp();
+        return true;
     }
 
     void open_block(const std::string &head) {
@@ -708,21 +718,11 @@ private:
         line(tail);
     }
 
-    /** A C block: its identifiers and the temporaries computed in it. */
-    void enter_scope() {
-        scopes_.emplace_back();
-        push_cache();
-    }
-    void leave_scope() {
-        scopes_.pop_back();
-        pop_cache();
-    }
+    /** A C block: the identifiers declared in it. */
+    void enter_scope() { scopes_.emplace_back(); }
+    void leave_scope() { scopes_.pop_back(); }
 
-    std::string temp(Type t, const std::string &rhs) {
-        const std::string id = "_t" + std::to_string(next_temp_++);
-        line("const " + c_type_name(t) + " " + id + " = " + rhs + ";");
-        return id;
-    }
+    std::string temp(Type t, const std::string &rhs) { return hold_temp(c_type_name(t), rhs); }
 
     std::string lvalue(Type t, const std::string &x) { return is_lvalue_name(x) ? x : temp(t, x); }
 
@@ -739,7 +739,7 @@ private:
             ParallelScope &p = parallel_.back();
             const std::string e = "_e" + std::to_string(next_temp_++);
             line("const int " + e + " = " + report + ";");
-            if (p.shared_status) body_ << "#ifdef _OPENMP\n#pragma omp atomic write\n#endif\n";
+            if (p.shared_status) raw("#ifdef _OPENMP\n#pragma omp atomic write\n#endif\n");
             line(p.status + " = " + e + ";");
             line("goto " + p.end_label + ";");
             p.label_used = true;
@@ -813,94 +813,11 @@ private:
             }
             return l;
         }
-        if (const Lanes *hit = cached_lanes(e)) return *hit;
         Lanes l = emit_uncached(e);
         TESSERA_INTERNAL_ASSERT(int(l.size()) == e.type().lanes,
                                 "lanes of " << to_string(e) << ": " << l.size() << " vs " << e.type().lanes);
-        // Constants and variables are not worth a cache entry.
-        if (!cache_.empty() && !as<IntImm>(e) && !as<UIntImm>(e) && !as<FloatImm>(e) && !as<Variable>(e))
-            level_for(e).lanes[e] = Cached<Lanes>{l, clock_};
         return l;
     }
-
-    /** The variables an expression mentions and the buffers it loads from (computed once
-     * per node). */
-    const Names &names_in(const Expr &e) {
-        auto it = names_in_.find(e.get());
-        if (it != names_in_.end()) return it->second;
-        struct Collect : IRVisitor {
-            Names n;
-            using IRVisitor::include;
-            void visit(const Variable *op) override { n.vars.insert(op->name); }
-            void visit(const Load *op) override {
-                n.loads.insert(op->buffer);
-                IRVisitor::visit(op);
-            }
-        } c;
-        c.include(e);
-        c.n.node = e;
-        return names_in_.emplace(e.get(), std::move(c.n)).first->second;
-    }
-    bool uses(const Expr &e, const std::string &var) { return names_in(e).vars.count(var) > 0; }
-
-    /** Where a computed value is remembered: the innermost level that is a C block (its
-     * temporary is declared there) or binds a name the value uses. A value that does not
-     * depend on a let is thereby reused past the let's scope, by the next unrolled copy of
-     * a loop body, say. */
-    CacheLevel &level_for(const Expr &e) {
-        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it)
-            if (it->binds.empty() || uses(e, it->binds)) return *it;
-        return cache_.front();
-    }
-
-    /** Called for every store, with the buffer it writes, and for every loop (buffer
-     * empty: anything may have changed). */
-    void memory_changed(const std::string &buffer = "") {
-        ++clock_;
-        (buffer.empty() ? last_loop_ : last_store_[buffer]) = clock_;
-    }
-    /** Whether a value computed at `time` is still what e reads from memory. */
-    bool still_valid(const Expr &e, uint64_t time) {
-        const Names &n = names_in(e);
-        if (n.loads.empty()) return true;
-        if (time < last_loop_) return false;
-        for (const std::string &b : n.loads) {
-            auto it = last_store_.find(b);
-            if (it != last_store_.end() && time < it->second) return false;
-        }
-        return true;
-    }
-
-    // A value found outside a level that rebinds one of its names meant the old binding.
-    const Lanes *cached_lanes(const Expr &e) {
-        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
-            auto hit = it->lanes.find(e);
-            if (hit != it->lanes.end()) {
-                return still_valid(e, hit->second.time) ? &hit->second.value : nullptr;
-            }
-            if (it->barrier && uses(e, it->binds)) break;
-        }
-        return nullptr;
-    }
-    const std::string *cached_vector(const Expr &e) {
-        for (auto it = cache_.rbegin(); it != cache_.rend(); ++it) {
-            auto hit = it->vectors.find(e);
-            if (hit != it->vectors.end()) {
-                return still_valid(e, hit->second.time) ? &hit->second.value : nullptr;
-            }
-            if (it->barrier && uses(e, it->binds)) break;
-        }
-        return nullptr;
-    }
-    /** A cache level for a new C block, or for the scope of a new binding of `name`. */
-    void push_cache(const std::string &name = "") {
-        CacheLevel l(&hashes_);
-        auto it = vars_.find(name);
-        l.binds = name;
-        l.barrier = !name.empty() && it != vars_.end() && it->second.size() > 1;
-        cache_.push_back(std::move(l));
-    }
-    void pop_cache() { cache_.pop_back(); }
 
     Lanes per_lane(Type t, const std::function<std::string(int)> &rhs) {
         Lanes out;
@@ -1179,9 +1096,7 @@ private:
         case ExprKind::Let: {
             const Let *l = as<Let>(e);
             bind_value(l->name, l->value);
-            push_cache(l->name);
             Lanes r = emit(l->body);
-            pop_cache();
             vars_[l->name].pop_back();
             return r;
         }
@@ -1237,15 +1152,21 @@ private:
 
     // Declares a C variable (an array for a vector) holding `value`, bound to `name`.
     void bind_value(const std::string &name, const Expr &value) {
-        Lanes v = emit(value);
         const Type t = value.type();
+        if (native(t)) {
+            const std::string v = vec(value);
+            const std::string id = declare_var(name, t);
+            if (!declare_pending_as(v, id, name_comment(name, id)))
+                line("const " + vtype(t) + " " + id + " = " + v + ";" + name_comment(name, id));
+            vars_[name].back().native = true;
+            return;
+        }
+        Lanes v = emit(value);
         const std::string id = declare_var(name, t);
         const std::string ct = c_type_name(t.element_of());
         if (t.is_scalar()) {
-            line("const " + ct + " " + id + " = " + v[0] + ";" + name_comment(name, id));
-        } else if (native(t)) {
-            line("const " + vtype(t) + " " + id + " = " + vec(value) + ";" + name_comment(name, id));
-            vars_[name].back().native = true;
+            if (!declare_pending_as(v[0], id, name_comment(name, id)))
+                line("const " + ct + " " + id + " = " + v[0] + ";" + name_comment(name, id));
         } else {
             std::string init;
             for (size_t i = 0; i < v.size(); i++) init += (i ? ", " : "") + v[i];
@@ -1308,18 +1229,9 @@ private:
         return s + "}";
     }
 
-    std::string vtemp(Type t, const std::string &rhs) {
-        const std::string id = "_t" + std::to_string(next_temp_++);
-        line("const " + vtype(t) + " " + id + " = " + rhs + ";");
-        return id;
-    }
+    std::string vtemp(Type t, const std::string &rhs) { return hold_temp(vtype(t), rhs); }
 
-    std::string vec(const Expr &e) {
-        if (const std::string *hit = cached_vector(e)) return *hit;
-        const std::string v = vec_uncached(e);
-        level_for(e).vectors[e] = Cached<std::string>{v, clock_};
-        return v;
-    }
+    std::string vec(const Expr &e) { return vec_uncached(e); }
 
     /** Packs per-lane scalars into a vector (bool lanes 0/1 become mask lanes 0/-1). */
     std::string pack(Type t, const Lanes &l) {
@@ -1503,9 +1415,7 @@ private:
         case ExprKind::Let: {
             const Let *l = as<Let>(e);
             bind_value(l->name, l->value);
-            push_cache(l->name);
             const std::string r = vec(l->body);
-            pop_cache();
             vars_[l->name].pop_back();
             return r;
         }
@@ -1521,22 +1431,13 @@ private:
 
     // --- statements --------------------------------------------------------------------
 
-    // Temporaries are reused within one statement only (the next statement may be in
-    // another C block, or see a name rebound).
-    void statement_start() {
-        if (cache_.empty()) cache_.emplace_back(&hashes_);
-    }
-
     void emit_stmt(const Stmt &s) {
         if (!s.defined()) return;
         switch (s->kind) {
         case StmtKind::LetStmt: {
             const LetStmt *l = as<LetStmt>(s);
-            statement_start();
             bind_value(l->name, l->value);
-            push_cache(l->name);
             emit_stmt(l->body);
-            pop_cache();
             vars_[l->name].pop_back();
             return;
         }
@@ -1552,7 +1453,6 @@ private:
         }
         case StmtKind::IfThenElse: {
             const IfThenElse *i = as<IfThenElse>(s);
-            statement_start();
             const std::string c = scalar(i->condition);
             open_block("if (" + c + ")");
             emit_stmt(i->then_case);
@@ -1566,7 +1466,6 @@ private:
             return;
         }
         case StmtKind::Evaluate: {
-            statement_start();
             for (const std::string &x : emit(as<Evaluate>(s)->value)) line("(void)" + x + ";");
             return;
         }
@@ -1587,7 +1486,6 @@ private:
     }
 
     void emit_assert(const AssertStmt *a) {
-        statement_start();
         Lanes c = emit(a->condition);
         std::string cond;
         for (size_t i = 0; i < c.size(); i++) cond += (i ? " && " : "") + c[i];
@@ -1613,14 +1511,6 @@ private:
         if (may_outline_here() && f->for_type == ForType::Serial && worth_outlining(self) &&
             emit_outlined_statement(self, f->name))
             return;
-        statement_start();
-        // Memory written in one iteration is read in the next: nothing read before the
-        // loop, or in an earlier iteration, is reused inside it or after it.
-        memory_changed();
-        struct Bump {
-            Emitter &e;
-            ~Bump() { e.memory_changed(); }
-        } bump{*this};
         const std::string mn = scalar(f->min), ex = scalar(f->extent);
         const Type t = f->min.type();
         const std::string T = c_type_name(t);
@@ -1664,10 +1554,11 @@ private:
             first_line = "const " + T + " " + x + " = (" + T + ")((uint64_t)" + mn + " + (uint64_t)" + counter + ");" +
                          name_comment(f->name, x);
         }
-        if (threads) body_ << "#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic, 1)\n#endif\n";
+        if (threads) raw("#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic, 1)\n#endif\n");
         // (Clang unrolls such loops itself, and warns where a pragma asks for what it cannot do.)
         if (!threads && worth_unrolling(f))
-            body_ << "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll " << kUnrollSmallLoops << "\n#endif\n";
+            raw("#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll " + std::to_string(kUnrollSmallLoops) +
+                "\n#endif\n");
         line(header);
         indent_++;
         if (!threads) {
@@ -1678,14 +1569,16 @@ private:
             // allocations it makes can be declared at its top and freed at its end.
             parallel_.push_back(ParallelScope{status, issue("_par_end"), {}, {}, false});
             std::ostringstream outer;
+            flush_temp();
             std::swap(outer, body_);
             if (!first_line.empty()) line(first_line);
             emit_stmt(f->body);
+            flush_temp();
             std::swap(outer, body_);
             const ParallelScope p = parallel_.back();
             parallel_.pop_back();
             for (const std::string &a : p.allocations) line(a);
-            body_ << outer.str();
+            raw(outer.str());
             if (p.label_used) line(p.end_label + ":;");
             for (const std::string &id : p.idents) line("tessera_free(" + id + ");");
         }
@@ -1765,12 +1658,11 @@ private:
     std::string outlined_body(const std::string &closure, const std::string &ci, const std::vector<Capture> &captures,
                               const std::function<void()> &emit, bool &control_only) {
         std::ostringstream saved_body;
+        flush_temp();
         std::swap(saved_body, body_);
         const int saved_indent = indent_;
         std::vector<std::set<std::string>> saved_scopes(1);
         std::swap(saved_scopes, scopes_);
-        std::vector<CacheLevel> saved_cache;
-        std::swap(saved_cache, cache_);
         const int saved_accesses = memory_accesses_;
         memory_accesses_ = 0;
         indent_ = 1;
@@ -1790,6 +1682,7 @@ private:
         }
         parallel_.push_back(ParallelScope{issue("_par_status"), issue("_par_end"), {}, {}, false, false});
         emit();
+        flush_temp();
         const ParallelScope ps = parallel_.back();
         parallel_.pop_back();
         for (const Capture &c : captures) {
@@ -1807,7 +1700,6 @@ private:
         std::swap(saved_body, body_);
         indent_ = saved_indent;
         std::swap(saved_scopes, scopes_);
-        std::swap(saved_cache, cache_);
         control_only = memory_accesses_ == 0;
         memory_accesses_ = saved_accesses;
         return fun.str();
@@ -1870,7 +1762,6 @@ private:
         open_block("if (" + e + " != TESSERA_SUCCESS)");
         fail_with(e);
         close_block();
-        memory_changed();
 
         const std::string closure = fn + "_closure", ci = issue("_closure");
         in_outlined_loop_++;
@@ -1957,12 +1848,6 @@ private:
 
     void emit_store(const Store *st) {
         memory_accesses_++;
-        statement_start();
-        struct Bump {
-            Emitter &e;
-            const std::string &buffer;
-            ~Bump() { e.memory_changed(buffer); }
-        } bump{*this, st->buffer};
         const BufBinding &b = buffer(st->buffer);
         TESSERA_INTERNAL_ASSERT(b.writable, "store into the input buffer \"" << st->buffer << "\"");
         check_element_type(st->buffer, b, st->value.type().element_of());
@@ -1986,8 +1871,6 @@ private:
     }
 
     void emit_allocate(const Allocate *a, const Stmt &self) {
-        statement_start();
-        memory_changed();
         TESSERA_INTERNAL_ASSERT(a->type.is_scalar(), "allocation \"" << a->name << "\" of vector type "
                                                                      << a->type.to_string());
         const std::string ct = c_type_name(a->type);
@@ -2031,7 +1914,6 @@ private:
             bufs_[a->name].push_back(BufBinding{id, a->type, true, true});
             emit_stmt(a->body);
             bufs_[a->name].pop_back();
-            memory_changed();  // the name may mean an outer buffer again
             close_block();
             return;
         }
@@ -2077,7 +1959,6 @@ private:
         bufs_[a->name].push_back(BufBinding{id, a->type, true});
         emit_stmt(a->body);
         bufs_[a->name].pop_back();
-        memory_changed();  // the name may mean an outer buffer again
         line(helpers_.use("tessera_free") + "(" + id + ");");
         line(id + " = NULL;");
     }

@@ -127,6 +127,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("simplify", [&] { return analysis::simplify(s); });
     s = run("hoist constant calls", [&] { return hoist_constant_calls(s); });
     s = run("uniquify names", [&] { return uniquify_names(s); });
+    s = run("common subexpressions", [&] { return common_subexpressions(s); });
 
     p.body = s;
     if (check) verify_lowered(p, VerifyOptions{true, "the last pass"});

@@ -174,4 +174,13 @@ ir::Stmt vectorize_loops(ir::Stmt s);
 /** Every name is bound once (alpha renaming of later bindings of a name). */
 ir::Stmt uniquify_names(ir::Stmt s);
 
+/** A let's scope reaches the end of its block, as a C declaration's does (names must be
+ * bound once). */
+ir::Stmt extend_let_scopes(ir::Stmt s);
+
+/** A value computed again while an earlier computation of it is available and valid (for
+ * a load: no store to its buffer in between) is bound once by a let (names must be bound
+ * once; src/lower/CommonSubexpressions.cpp). */
+ir::Stmt common_subexpressions(ir::Stmt s);
+
 }  // namespace tessera::lower

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ir/IRMutator.h"
-#include "ir/IRVisitor.h"
+#include "ir/Names.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -20,73 +20,9 @@ using namespace ir;
 
 namespace {
 
-/** Every variable and buffer name in s, bound or free, and the names used where no
- * binding of them is in scope. */
-class AllNames : public IRVisitor {
-public:
-    std::set<std::string> vars, buffers, free_vars, free_buffers;
-    using IRVisitor::include;
-
-protected:
-    void visit(const Variable *op) override {
-        vars.insert(op->name);
-        if (!bound_vars_.count(op->name)) free_vars.insert(op->name);
-    }
-    void visit(const Let *op) override {
-        include(op->value);
-        bind_var(op->name, [&] { include(op->body); });
-    }
-    void visit(const LetStmt *op) override {
-        include(op->value);
-        bind_var(op->name, [&] { include(op->body); });
-    }
-    void visit(const For *op) override {
-        include(op->min);
-        include(op->extent);
-        bind_var(op->name, [&] { include(op->body); });
-    }
-    void visit(const Load *op) override {
-        use_buffer(op->buffer);
-        include(op->index);
-    }
-    void visit(const Store *op) override {
-        use_buffer(op->buffer);
-        include(op->value);
-        include(op->index);
-        if (op->provenance) visit_provenance(*op->provenance);
-    }
-    void visit(const Allocate *op) override {
-        for (const Expr &e : op->extents) include(e);
-        buffers.insert(op->name);
-        bound_buffers_[op->name]++;
-        include(op->body);
-        bound_buffers_[op->name]--;
-    }
-    void visit_provenance(const Provenance &p) override {
-        for (const Expr &c : p.coords) include(c);
-        for (const auto &r : p.rvars) include(r.second);
-    }
-
-private:
-    template<typename F>
-    void bind_var(const std::string &name, F &&body) {
-        vars.insert(name);
-        bound_vars_[name]++;
-        body();
-        if (--bound_vars_[name] == 0) bound_vars_.erase(name);
-    }
-    void use_buffer(const std::string &name) {
-        buffers.insert(name);
-        auto it = bound_buffers_.find(name);
-        if (it == bound_buffers_.end() || it->second == 0) free_buffers.insert(name);
-    }
-
-    std::map<std::string, int> bound_vars_, bound_buffers_;
-};
-
 class Uniquify : public IRMutator {
 public:
-    explicit Uniquify(const AllNames &names)
+    explicit Uniquify(const NamesIn &names)
         : taken_vars_(names.vars), taken_buffers_(names.buffers), free_vars_(names.free_vars),
           free_buffers_(names.free_buffers) {}
 
@@ -157,8 +93,8 @@ private:
                             const std::set<std::string> &free, const std::string &name) {
         std::string fresh = name;
         if (bound.count(name) || free.count(name)) {
-            for (int k = 2; taken.count(fresh = name + "$" + std::to_string(k)); k++) {
-            }
+            taken.insert(name);
+            fresh = unique_name(name, taken);
         }
         bound.insert(fresh);
         taken.insert(fresh);
@@ -180,9 +116,7 @@ private:
 }  // namespace
 
 Stmt uniquify_names(Stmt s) {
-    AllNames names;
-    names.include(s);
-    Uniquify u(names);
+    Uniquify u(names_in(s));
     return u.mutate(s);
 }
 
