@@ -20,6 +20,7 @@ namespace {
  * binding of them is in scope. */
 class CollectNames : public IRVisitor {
 public:
+    explicit CollectNames(bool annotations) : annotations_(annotations) {}
     NamesIn names;
     using IRVisitor::include;
 
@@ -49,7 +50,7 @@ protected:
         use_buffer(op->buffer);
         include(op->value);
         include(op->index);
-        if (op->provenance) visit_provenance(*op->provenance);
+        if (op->provenance && annotations_) visit_provenance(*op->provenance);
     }
     void visit(const Allocate *op) override {
         for (const Expr &e : op->extents) include(e);
@@ -77,13 +78,14 @@ private:
         if (it == bound_buffers_.end() || it->second == 0) names.free_buffers.insert(name);
     }
 
+    bool annotations_;
     std::map<std::string, int> bound_vars_, bound_buffers_;
 };
 
 }  // namespace
 
-NamesIn names_in(const Stmt &s) {
-    CollectNames c;
+NamesIn names_in(const Stmt &s, bool annotations) {
+    CollectNames c(annotations);
     c.include(s);
     return c.names;
 }

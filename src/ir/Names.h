@@ -14,11 +14,12 @@ namespace tessera::ir {
 std::string fresh_name(char prefix);
 
 /** The variable and buffer names a statement binds or uses, and those it uses where no
- * binding of them is in scope (its inputs: Params, buffer arguments, descriptors). */
+ * binding of them is in scope (its inputs: Params, buffer arguments, descriptors). With
+ * `annotations`, the expressions of stores' provenance annotations count as uses. */
 struct NamesIn {
     std::set<std::string> vars, buffers, free_vars, free_buffers;
 };
-NamesIn names_in(const Stmt &s);
+NamesIn names_in(const Stmt &s, bool annotations = true);
 
 /** `base` if it is not in `taken`, else the first of base$2, base$3, ... that is not;
  * the result is added to `taken`. */

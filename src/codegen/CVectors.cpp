@@ -1,0 +1,230 @@
+// Native vectors: a vector of 2 to 64 lanes (a power of two) is a GCC/Clang vector type
+// (vector_size), so that the C compiler emits SIMD instructions for it without
+// auto-vectorizing anything; a vector of bools is a mask of int8 lanes, 0 or -1. Integer
+// + - * are done in the unsigned vector type (wrapping), Euclidean division by a constant
+// with a shift or a corrected truncating division, min/max/select as masked blends, dense
+// loads and stores with memcpy. Anything else is computed lane by lane (CExpressions.cpp)
+// and packed.
+
+#include "codegen/Emitter.h"
+#include "ir/Check.h"
+
+namespace tessera::codegen {
+
+std::string Emitter::vtype(Type t) {
+    const Type et = t.element_of();
+    const std::string name =
+        "tessera_v" + (et.is_bool() ? std::string("mask") : type_suffix(et)) + "x" + std::to_string(t.lanes);
+    if (!vector_typedefs_.count(name)) {
+        const int bytes = (et.is_bool() ? 1 : et.bytes()) * t.lanes;
+        vector_typedefs_[name] = "typedef " + (et.is_bool() ? std::string("int8_t") : c_type_name(et)) + " " + name +
+                                 " __attribute__((vector_size(" + std::to_string(bytes) + ")));";
+    }
+    return name;
+}
+
+std::string Emitter::vint(Type t, bool is_signed) {
+    const Type et = t.element_of();
+    const int bits = et.is_bool() ? 8 : et.bits;
+    return vtype((is_signed ? Int(bits) : UInt(bits)).with_lanes(t.lanes));
+}
+
+std::string Emitter::splat(Type t, const std::string &x) {
+    std::string s = "(" + vtype(t) + "){";
+    for (int i = 0; i < t.lanes; i++) s += (i ? ", " : "") + x;
+    return s + "}";
+}
+
+std::string Emitter::pack(Type t, const Lanes &l) {
+    std::string s = "(" + vtype(t) + "){";
+    for (int i = 0; i < t.lanes; i++) {
+        const std::string x = l.size() == 1 ? l[0] : l[size_t(i)];
+        s += (i ? ", " : "") + (t.is_bool() ? "(int8_t)-(int8_t)" + x : x);
+    }
+    return vtemp(t, s + "}");
+}
+
+bool Emitter::broadcast_const(const Expr &e, int64_t &c) {
+    const Broadcast *b = as<Broadcast>(e);
+    if (!b) return false;
+    if (const IntImm *i = as<IntImm>(b->value)) return c = i->value, true;
+    if (const UIntImm *u = as<UIntImm>(b->value)) return u->value <= uint64_t(INT64_MAX) && (c = int64_t(u->value), true);
+    return false;
+}
+
+std::string Emitter::to_mask(Type t, const std::string &cmp, Type operand) {
+    const std::string m = vtype(Bool().with_lanes(t.lanes));
+    if ((operand.is_bool() ? 8 : operand.bits) == 8) return vtemp(Bool().with_lanes(t.lanes), "(" + m + ")(" + cmp + ")");
+    return vtemp(Bool().with_lanes(t.lanes), "__builtin_convertvector(" + cmp + ", " + m + ")");
+}
+
+std::string Emitter::mask_as(Type t, const std::string &mask) {
+    const std::string vi = vint(t, true);
+    if ((t.is_bool() ? 8 : t.bits) == 8) return "(" + vi + ")" + mask;
+    return "__builtin_convertvector(" + mask + ", " + vi + ")";
+}
+
+std::string Emitter::blend(Type t, const std::string &mask_wide, const std::string &a, const std::string &b) {
+    const std::string vi = vint(t, true);
+    return vtemp(t, "(" + vtype(t) + ")(((" + vi + ")" + a + " & " + mask_wide + ") | ((" + vi + ")" + b + " & ~" +
+                        mask_wide + "))");
+}
+
+std::string Emitter::vector_of(const Expr &e) {
+    const Type t = e.type();
+    const Type et = t.element_of();
+    const std::string VT = vtype(t);
+    switch (e->kind) {
+    case ExprKind::Broadcast: {
+        std::string x = scalar(as<Broadcast>(e)->value);
+        if (et.is_bool()) x = temp(Int(8), "(int8_t)-(int8_t)" + x);
+        return vtemp(t, splat(t, x));
+    }
+    case ExprKind::Variable: {
+        auto it = vars_.find(as<Variable>(e)->name);
+        if (it != vars_.end() && !it->second.empty() && it->second.back().native) return it->second.back().ident;
+        break;
+    }
+    case ExprKind::Cast: {
+        const Expr &v = as<Cast>(e)->value;
+        const Type from = v.type().element_of();
+        if (from == et) return vec(v);
+        if (et.is_bool()) {
+            const std::string x = vec(v);
+            return to_mask(t, x + " != " + splat(v.type(), "0"), from);
+        }
+        if (from.is_bool()) {
+            // A mask lane (0 or -1) as 0 or 1, then converted.
+            const Type i8 = Int(8).with_lanes(t.lanes);
+            const std::string ones = vtemp(i8, "(" + vtype(i8) + ")" + vec(v) + " & " + splat(i8, "1"));
+            return vtemp(t, "__builtin_convertvector(" + ones + ", " + VT + ")");
+        }
+        if (from.is_float() && !et.is_float()) break;  // saturating: lane by lane
+        return vtemp(t, "__builtin_convertvector(" + vec(v) + ", " + VT + ")");
+    }
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul: {
+        const Expr &ea = e->kind == ExprKind::Add ? as<Add>(e)->a : e->kind == ExprKind::Sub ? as<Sub>(e)->a : as<Mul>(e)->a;
+        const Expr &eb = e->kind == ExprKind::Add ? as<Add>(e)->b : e->kind == ExprKind::Sub ? as<Sub>(e)->b : as<Mul>(e)->b;
+        const char *op = e->kind == ExprKind::Add ? " + " : e->kind == ExprKind::Sub ? " - " : " * ";
+        const std::string a = vec(ea), b = vec(eb);
+        if (et.is_float()) return vtemp(t, a + op + b);
+        if (et.is_bool()) break;
+        const std::string vu = vint(t, false);
+        return vtemp(t, "(" + VT + ")((" + vu + ")" + a + op + "(" + vu + ")" + b + ")");
+    }
+    case ExprKind::Div:
+    case ExprKind::Mod: {
+        const bool div = e->kind == ExprKind::Div;
+        const Expr &ea = div ? as<Div>(e)->a : as<Mod>(e)->a;
+        const Expr &eb = div ? as<Div>(e)->b : as<Mod>(e)->b;
+        if (et.is_float()) {
+            if (div) return vtemp(t, vec(ea) + " / " + vec(eb));
+            break;
+        }
+        int64_t c;
+        if (et.is_bool() || !broadcast_const(eb, c) || c <= 0) break;
+        const std::string a = vec(ea), C = splat(t, int_or_uint_literal(et, c));
+        if (et.is_uint()) return vtemp(t, a + (div ? " / " : " % ") + C);
+        if ((c & (c - 1)) == 0) {
+            int k = 0;
+            while ((int64_t(1) << k) < c) k++;
+            // Euclidean division by 2^k is the arithmetic shift; the remainder the low bits.
+            if (div) return vtemp(t, a + " >> " + splat(t, std::to_string(k)));
+            return vtemp(t, a + " & " + splat(t, int_or_uint_literal(et, c - 1)));
+        }
+        const std::string vu = vint(t, false);
+        const std::string q = vtemp(t, a + " / " + C);
+        const std::string r = vtemp(t, "(" + VT + ")((" + vu + ")" + a + " - (" + vu + ")" + q + " * (" + vu + ")" + C + ")");
+        const std::string neg = vtemp(t, "(" + VT + ")(" + r + " < " + splat(t, "0") + ")");  // -1 where r < 0
+        if (div) return vtemp(t, "(" + VT + ")((" + vu + ")" + q + " + (" + vu + ")" + neg + ")");
+        return vtemp(t, r + " + (" + neg + " & " + C + ")");
+    }
+    case ExprKind::Min:
+    case ExprKind::Max: {
+        const bool mn = e->kind == ExprKind::Min;
+        const std::string a = vec(mn ? as<Min>(e)->a : as<Max>(e)->a), b = vec(mn ? as<Min>(e)->b : as<Max>(e)->b);
+        if (et.is_bool()) return vtemp(t, a + (mn ? " & " : " | ") + b);
+        // Exactly a < b ? a : b (a > b ? a : b), NaN included.
+        const std::string m = vtemp(Int(et.bits).with_lanes(t.lanes), std::string("(") + vint(t, true) + ")(" + a +
+                                                                        (mn ? " < " : " > ") + b + ")");
+        return blend(t, m, a, b);
+    }
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE: {
+        Expr ea, eb;
+        const char *op = "";
+        switch (e->kind) {
+        case ExprKind::EQ: ea = as<EQ>(e)->a, eb = as<EQ>(e)->b, op = " == "; break;
+        case ExprKind::NE: ea = as<NE>(e)->a, eb = as<NE>(e)->b, op = " != "; break;
+        case ExprKind::LT: ea = as<LT>(e)->a, eb = as<LT>(e)->b, op = " < "; break;
+        case ExprKind::LE: ea = as<LE>(e)->a, eb = as<LE>(e)->b, op = " <= "; break;
+        case ExprKind::GT: ea = as<GT>(e)->a, eb = as<GT>(e)->b, op = " > "; break;
+        default: ea = as<GE>(e)->a, eb = as<GE>(e)->b, op = " >= "; break;
+        }
+        const Type ot = ea.type().element_of();
+        if (ot.is_bool()) break;
+        return to_mask(t, vec(ea) + op + vec(eb), ot);
+    }
+    case ExprKind::And: return vtemp(t, vec(as<And>(e)->a) + " & " + vec(as<And>(e)->b));
+    case ExprKind::Or: return vtemp(t, vec(as<Or>(e)->a) + " | " + vec(as<Or>(e)->b));
+    case ExprKind::Not: return vtemp(t, "~" + vec(as<Not>(e)->a));
+    case ExprKind::Select: {
+        const Select *sel = as<Select>(e);
+        const std::string c = vec(sel->condition), a = vec(sel->true_value), b = vec(sel->false_value);
+        if (et.is_bool()) return vtemp(t, "(" + c + " & " + a + ") | (~" + c + " & " + b + ")");
+        const std::string m = vtemp(Int(et.bits).with_lanes(t.lanes), mask_as(t, c));
+        return blend(t, m, a, b);
+    }
+    case ExprKind::Load: {
+        memory_accesses_++;
+        const Load *ld = as<Load>(e);
+        const Ramp *r = as<Ramp>(ld->index);
+        const IntImm *stride = r ? as<IntImm>(r->stride) : nullptr;
+        if (!stride || stride->value != 1) break;  // strided and gathered loads: lane by lane
+        const BufBinding &b = buffer(ld->buffer);
+        check_element_type(ld->buffer, b, et);
+        const std::string base = scalar(r->base);
+        const Type mem = et.is_bool() ? UInt(8).with_lanes(t.lanes) : t;
+        const std::string id = "_t" + std::to_string(next_temp_++);
+        line(vtype(mem) + " " + id + ";");
+        line("memcpy(&" + id + ", &" + b.ident + "[" + base + "], sizeof(" + id + "));");
+        if (et.is_bool()) return vtemp(t, "(" + VT + ")(" + splat(mem, "0") + " - " + id + ")");
+        return id;
+    }
+    case ExprKind::Call: {
+        const Call *c = as<Call>(e);
+        if (c->call_kind != CallKind::Intrinsic) break;
+        if ((c->op == Intrinsic::BitAnd || c->op == Intrinsic::BitOr || c->op == Intrinsic::BitXor) &&
+            c->args.size() == 2 && c->args[0].type() == t && c->args[1].type() == t) {
+            const char *op = c->op == Intrinsic::BitAnd ? " & " : c->op == Intrinsic::BitOr ? " | " : " ^ ";
+            return vtemp(t, vec(c->args[0]) + op + vec(c->args[1]));
+        }
+        if (c->op == Intrinsic::BitNot && !et.is_bool()) return vtemp(t, "~" + vec(c->args[0]));
+        if (c->op == Intrinsic::Reinterpret && !et.is_bool() && !c->args[0].type().is_bool())
+            return vtemp(t, "(" + VT + ")" + vec(c->args[0]));
+        break;
+    }
+    case ExprKind::Let: {
+        const Let *l = as<Let>(e);
+        bind_value(l->name, l->value);
+        const std::string r = vec(l->body);
+        vars_[l->name].pop_back();
+        return r;
+    }
+    default: break;
+    }
+    // Lane by lane, then packed.
+    return pack(t, emit_lanes(e));
+}
+
+std::string Emitter::int_or_uint_literal(Type t, int64_t c) {
+    return t.is_int() ? int_literal(t, c) : uint_literal(t, uint64_t(c));
+}
+
+}  // namespace tessera::codegen
