@@ -61,14 +61,24 @@ Expr Cast::make(Type t, Expr v) {
 }
 
 #define TESSERA_ARITH_MAKE(N)                                                      \
+    Expr N::make(Expr a, Expr b, bool no_overflow) {                               \
+        check_same_type(a, b, #N);                                                 \
+        Type t = a.type();                                                         \
+        TESSERA_INTERNAL_ASSERT(!no_overflow || t.element_of() == Int(32) || t.element_of() == Int(64), \
+                                "index arithmetic of type " << t.to_string());     \
+        return make_expr<N>(t, std::move(a), std::move(b), no_overflow);           \
+    }
+TESSERA_ARITH_MAKE(Add)
+TESSERA_ARITH_MAKE(Sub)
+TESSERA_ARITH_MAKE(Mul)
+#undef TESSERA_ARITH_MAKE
+
+#define TESSERA_ARITH_MAKE(N)                                                      \
     Expr N::make(Expr a, Expr b) {                                                 \
         check_same_type(a, b, #N);                                                 \
         Type t = a.type();                                                         \
         return make_expr<N>(t, std::move(a), std::move(b));                        \
     }
-TESSERA_ARITH_MAKE(Add)
-TESSERA_ARITH_MAKE(Sub)
-TESSERA_ARITH_MAKE(Mul)
 TESSERA_ARITH_MAKE(Div)
 TESSERA_ARITH_MAKE(Mod)
 TESSERA_ARITH_MAKE(Min)

@@ -122,14 +122,34 @@ struct BinaryNode : ExprNodeOf<T, K> {
     BinaryNode(Type t, Expr a_, Expr b_) : ExprNodeOf<T, K>(t), a(std::move(a_)), b(std::move(b_)) {}
 };
 
+/** +, - and *. They wrap in every integer type; `no_overflow` marks index arithmetic that
+ * lowering assumes stays in the int32 range: the operation's exact (unbounded) result lies
+ * in [-2^31, 2^31), for an int64 operation too (a coordinate computed in 64 bits). Only
+ * src/lower/MarkIndexArithmetic.cpp sets it; compiled code computes the same either way,
+ * the IR interpreter checks it, and docs/semantics.md §11 says what the pipeline's entry
+ * checks to make it hold. */
+template<typename T, ExprKind K>
+struct ArithNode : BinaryNode<T, K> {
+    bool no_overflow = false;
+    ArithNode(Type t, Expr a_, Expr b_, bool no_overflow_ = false)
+        : BinaryNode<T, K>(t, std::move(a_), std::move(b_)), no_overflow(no_overflow_) {}
+};
+
+#define TESSERA_ARITH_NODE(N)                                    \
+    struct N : ArithNode<N, ExprKind::N> {                       \
+        using ArithNode::ArithNode;                              \
+        static Expr make(Expr a, Expr b, bool no_overflow = false); \
+    };
+TESSERA_ARITH_NODE(Add)
+TESSERA_ARITH_NODE(Sub)
+TESSERA_ARITH_NODE(Mul)
+#undef TESSERA_ARITH_NODE
+
 #define TESSERA_BINARY_NODE(N)                                   \
     struct N : BinaryNode<N, ExprKind::N> {                      \
         using BinaryNode::BinaryNode;                            \
         static Expr make(Expr a, Expr b);                        \
     };
-TESSERA_BINARY_NODE(Add)
-TESSERA_BINARY_NODE(Sub)
-TESSERA_BINARY_NODE(Mul)
 TESSERA_BINARY_NODE(Div)  // Euclidean for integers; x / 0 == 0
 TESSERA_BINARY_NODE(Mod)  // Euclidean for integers; x % 0 == 0
 TESSERA_BINARY_NODE(Min)

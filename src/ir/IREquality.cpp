@@ -42,6 +42,10 @@ template<typename S> void fields(const Variable *a, const Variable *b, S &s) {
 template<typename S> void fields(const Cast *, const Cast *, S &) {}
 template<typename T, ExprKind K, typename S>
 void fields(const BinaryNode<T, K> *, const BinaryNode<T, K> *, S &) {}
+template<typename T, ExprKind K, typename S>
+void fields(const ArithNode<T, K> *a, const ArithNode<T, K> *b, S &s) {
+    s(a->no_overflow, b->no_overflow);
+}
 template<typename S> void fields(const Not *, const Not *, S &) {}
 template<typename S> void fields(const Select *, const Select *, S &) {}
 template<typename S> void fields(const Call *a, const Call *b, S &s) {

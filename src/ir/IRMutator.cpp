@@ -64,9 +64,16 @@ Expr IRMutator::visit(const Cast *op, const Expr &self) {
         if (a.same_as(op->a) && b.same_as(op->b)) return self;             \
         return N::make(std::move(a), std::move(b));                        \
     }
-TESSERA_MUTATE_BINARY(Add)
-TESSERA_MUTATE_BINARY(Sub)
-TESSERA_MUTATE_BINARY(Mul)
+#define TESSERA_MUTATE_ARITH(N)                                            \
+    Expr IRMutator::visit(const N *op, const Expr &self) {                 \
+        Expr a = mutate(op->a), b = mutate(op->b);                         \
+        if (a.same_as(op->a) && b.same_as(op->b)) return self;             \
+        return N::make(std::move(a), std::move(b), op->no_overflow);       \
+    }
+TESSERA_MUTATE_ARITH(Add)
+TESSERA_MUTATE_ARITH(Sub)
+TESSERA_MUTATE_ARITH(Mul)
+#undef TESSERA_MUTATE_ARITH
 TESSERA_MUTATE_BINARY(Div)
 TESSERA_MUTATE_BINARY(Mod)
 TESSERA_MUTATE_BINARY(Min)

@@ -115,7 +115,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
             verify_lowered(q, VerifyOptions{false, std::string("the pass \"") + pass + "\""});
         };
     if (run.verify) run.verify(s, "storage flattening");
-    s = run("dense innermost dimension", [&] { return dense_innermost_dimension(p.args, s); });
+    s = run("check buffer arguments", [&] { return check_buffer_arguments(p.args, s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
     s = run("hoist loop invariant lets", [&] { return hoist_loop_invariant_lets(s); });
     s = run("unroll loops", [&] { return unroll_loops(s); });
@@ -128,6 +128,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("hoist constant calls", [&] { return hoist_constant_calls(s); });
     s = run("uniquify names", [&] { return uniquify_names(s); });
     s = run("common subexpressions", [&] { return common_subexpressions(s); });
+    s = run("mark index arithmetic", [&] { return mark_index_arithmetic(s); });
 
     p.body = s;
     if (check) verify_lowered(p, VerifyOptions{true, "the last pass"});

@@ -123,9 +123,10 @@ std::vector<ir::PipelineArgument> order_arguments(const std::string &pipeline,
                                                   const std::vector<ir::PipelineArgument> &used,
                                                   const std::vector<tessera::Argument> &listed);
 
-/** Dimension 0 of every buffer argument is dense: checked on entry, and its stride is the
- * constant 1 in the code. */
-ir::Stmt dense_innermost_dimension(const std::vector<ir::PipelineArgument> &args, ir::Stmt s);
+/** Entry checks of the buffer arguments: their coordinates lie in [-2^30, 2^30) (what
+ * the index arithmetic lowering marks needs), and dimension 0 is dense (its stride is then
+ * the constant 1 in the code). */
+ir::Stmt check_buffer_arguments(const std::vector<ir::PipelineArgument> &args, ir::Stmt s);
 
 /** Realize/Provide/Call on Funcs and images become Allocate/Store/Load on flat memory,
  * in each Func's storage order and with its storage folds. */
@@ -182,5 +183,9 @@ ir::Stmt extend_let_scopes(ir::Stmt s);
  * a load: no store to its buffer in between) is bound once by a let (names must be bound
  * once; src/lower/CommonSubexpressions.cpp). */
 ir::Stmt common_subexpressions(ir::Stmt s);
+
+/** Marks the index arithmetic that lowering assumes stays in the int32 range
+ * (Add/Sub/Mul::no_overflow; src/lower/MarkIndexArithmetic.cpp). */
+ir::Stmt mark_index_arithmetic(ir::Stmt s);
 
 }  // namespace tessera::lower

@@ -332,6 +332,29 @@ private:
         return r;
     }
 
+    /** A +, - or * that lowering marked as index arithmetic (Add::no_overflow): its exact
+     * value must lie in the int32 range (docs/semantics.md §11). A violation is a hole in
+     * what the pipeline's entry checks, and an InternalError. */
+    template<typename T>
+    Value arith(ExprKind k, const T *op, const Expr &e) {
+        if (!op->no_overflow) return binary_op(k, e.type(), op->a, op->b);
+        const Type t = e.type(), ot = op->a.type().element_of();
+        Value x = eval(op->a), y = eval(op->b);
+        Value r = Value::make(t);
+        for (int i = 0; i < t.lanes; i++) {
+            const bool p = x.poisoned(i) || y.poisoned(i);
+            r.set(i, p ? Scalar{} : binary(k, ot, x.lane(i), y.lane(i)), p);
+            if (p) continue;
+            const __int128 a = x.lane(i).i, b = y.lane(i).i;
+            const __int128 exact = k == ExprKind::Add ? a + b : k == ExprKind::Sub ? a - b : a * b;
+            if (exact < INT32_MIN || exact > INT32_MAX)
+                fail("the index arithmetic " + to_string(e) + " (marked as staying in the int32 range) has the value " +
+                     std::to_string(int64_t(exact < INT64_MIN ? INT64_MIN : exact > INT64_MAX ? INT64_MAX : exact)) +
+                     (t.lanes > 1 ? " in lane " + std::to_string(i) : std::string()));
+        }
+        return r;
+    }
+
     Value eval(const Expr &e) {
         const Type t = e.type();
         switch (e->kind) {
@@ -349,11 +372,11 @@ private:
                 r.set(i, v.poisoned(i) ? Scalar{} : cast(to, from, v.lane(i)), v.poisoned(i));
             return r;
         }
+        case ExprKind::Add: return arith(ExprKind::Add, as<Add>(e), e);
+        case ExprKind::Sub: return arith(ExprKind::Sub, as<Sub>(e), e);
+        case ExprKind::Mul: return arith(ExprKind::Mul, as<Mul>(e), e);
 #define TESSERA_BINARY_CASE(N) \
     case ExprKind::N: return binary_op(ExprKind::N, t, as<N>(e)->a, as<N>(e)->b);
-            TESSERA_BINARY_CASE(Add)
-            TESSERA_BINARY_CASE(Sub)
-            TESSERA_BINARY_CASE(Mul)
             TESSERA_BINARY_CASE(Div)
             TESSERA_BINARY_CASE(Mod)
             TESSERA_BINARY_CASE(Min)

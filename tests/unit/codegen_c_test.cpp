@@ -485,7 +485,9 @@ struct OperatorSuite {
             const char *name;
             Expr (*make)(Expr, Expr);
         };
-        const std::vector<Bin> arith = {{K::Add, "+", Add::make}, {K::Sub, "-", Sub::make}, {K::Mul, "*", Mul::make},
+        const std::vector<Bin> arith = {{K::Add, "+", [](Expr a, Expr b) { return Add::make(a, b); }},
+                                        {K::Sub, "-", [](Expr a, Expr b) { return Sub::make(a, b); }},
+                                        {K::Mul, "*", [](Expr a, Expr b) { return Mul::make(a, b); }},
                                         {K::Div, "/", Div::make}, {K::Mod, "%", Mod::make}, {K::Min, "min", Min::make},
                                         {K::Max, "max", Max::make}};
         const std::vector<Bin> compare = {{K::EQ, "==", EQ::make}, {K::NE, "!=", NE::make}, {K::LT, "<", LT::make},
