@@ -1,5 +1,5 @@
 #pragma once
-// The three kinds of error Tessera reports (see docs/semantics.md and DESIGN.md "Errors").
+// The three kinds of error Tessera reports (docs/semantics.md §8 and §9).
 
 #include <stdexcept>
 #include <string>

@@ -15,6 +15,10 @@
 // the value of a scalar argument. Both return TESSERA_SUCCESS (0) or an error code, after
 // calling tessera_error_handler with a message (runtime/tessera_runtime.h).
 //
+// The emitter prints: every transformation of the code is a pass of src/lower/ (values
+// computed twice are bound by lets before the emitter sees them), and each operation of the
+// lowered IR becomes one C temporary (src/codegen/Emitter.h lists the emitter's parts).
+//
 // Meaning (docs/semantics.md §11): the C code computes exactly what
 // src/ir/Scalar.h computes, with no undefined behaviour for any input:
 //  * signed + - * wrap (done in the unsigned type and converted back);

@@ -601,7 +601,7 @@ static inline int tessera_size_mul(uint64_t *bytes, int64_t extent) {
 
     // Heap allocations are aligned to a cache line: a row of a tile then starts on a line,
     // so that no vector load or store of a row straddles two (malloc aligns to 16 bytes;
-    // blur's intermediate rows at 16 mod 64 cost it 7%).
+    // bench/README.md measures what rows at 16 mod 64 cost).
     add("tessera_malloc", R"C(/* A block of `bytes` (<= PTRDIFF_MAX) aligned to 64 bytes, or NULL; the pointer that
  * malloc returned is kept just before it, for tessera_free. */
 static inline void *tessera_malloc(uint64_t bytes) {

@@ -174,7 +174,8 @@ static std::string compiler_version(const std::string &cc) {
 
 // The linker that the compiler driver runs and the libgcc it links (asked once per compiler
 // command per process), to link a pipeline's objects without the driver and its helper
-// processes (6 -> 2.5 ms); empty if the driver does not say.
+// processes, which take most of a link's time (bench/README.md); empty if the driver does
+// not say.
 struct Linker {
     std::string ld, libgcc;
 };
@@ -240,7 +241,7 @@ void compile_c(const std::string &source, const std::string &fn, const CCompiler
     // A pipeline's shared object is only ever loaded by the JIT, into a process that has
     // the C and math libraries (and, through the runtime module, loaded first and global,
     // the OpenMP library): it needs no search for them at link time, which is most of the
-    // link's time (18 -> 5 ms). libgcc is linked statically, for the helpers the compiler
+    // link's time (bench/README.md). libgcc is linked statically, for the helpers the compiler
     // may call.
     const std::string link_flags = kind == COutput::RuntimeModule ? " -lm" : " -nostdlib -lgcc";
     const bool shared = kind != COutput::Object;

@@ -20,7 +20,7 @@ struct Definition {
     std::shared_ptr<RDomData> rdom;  // the RDom this update iterates, if any
     std::vector<Expr> predicates;    // the RDom's `where` conditions, frozen at definition
     /** Per dimension: true if the left-hand side argument is a bare Var (a pure dimension
-     * of this stage), false if it is a reduction dimension (notes/seed002.md §2.3 rule 4). */
+     * of this stage), false if it is a reduction dimension (docs/semantics.md §7.1). */
     std::vector<bool> pure_dims;
     /** How this definition's loops run (src/ir/Schedule.h). */
     std::shared_ptr<StageSchedule> schedule;

@@ -289,8 +289,8 @@ struct StmtNodeOf : StmtNode {
     StmtNodeOf() : StmtNode(K) {}
 };
 
-/** The algorithm-level identity of the value a store writes (DESIGN.md "Provenance
- * annotations"): the Func (by identity), its definition (0 = pure, i+1 = update i), the
+/** The algorithm-level identity of the value a store writes (docs/architecture.md,
+ * "Identity in lowered code"): the Func (by identity), its definition (0 = pure, i+1 = update i), the
  * coordinates and the RDom variable values, all as expressions over the variables in scope
  * at the store. Every pass that rewrites a store rewrites its provenance the same way; a
  * vector store's coordinates and RDom values have one lane per stored lane.

@@ -5,7 +5,7 @@
 //
 // Provenance annotations are mutated with the same `mutate` as the code, so a pass that
 // substitutes a variable in a store also substitutes it in the store's annotation
-// (DESIGN.md "Provenance annotations"). A pass that must not touch annotations overrides
+// (docs/architecture.md, "Identity in lowered code"). A pass that must not touch annotations overrides
 // `mutate_provenance`.
 
 #include "ir/IR.h"

@@ -36,7 +36,7 @@ struct Dim {
     std::string loop;
     ForType for_type = ForType::Serial;
     /** A pure loop (a pure dimension, or made from pure loops by split or fuse); otherwise
-     * a reduction loop (notes/seed002.md §6.2, Def 2.16). */
+     * a reduction loop (made from an RVar, or from a reduction loop by a split or a fuse). */
     bool pure = true;
     /** Made from an RVar (for messages: "RVar r.x" rather than "Var x"). */
     bool rvar = false;

@@ -25,7 +25,7 @@ std::shared_ptr<FunctionData> new_function(const std::string &name) {
 }
 
 // Every Func called by a definition can no longer get updates: a Func only sees the
-// definitions made before its use (notes/seed002.md §2.4, FUNC-SKIP).
+// definitions made before its use (docs/semantics.md §8, rule 6).
 void freeze_callees(const FunctionData &f, const Definition &d) {
     struct Freeze : IRVisitor {
         const FunctionData *self;

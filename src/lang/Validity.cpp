@@ -83,8 +83,8 @@ void check_calls(const FunctionData &f, int stage, const Uses &uses) {
     }
 }
 
-// The self-reference check of an update: the separation restriction (notes/seed002.md
-// §2.3 rule 3) applied to `self_call_args`, one self-call.
+// The self-reference check of an update: the separation restriction (docs/semantics.md §8,
+// rule 4) applied to `self_call_args`, one self-call.
 void check_separation(const FunctionData &f, int stage, const std::vector<Expr> &lhs, const Call *self) {
     if (int(self->args.size()) != f.dimensions())
         fail(f, stage, "the call " + call_text(self) + " passes " + std::to_string(self->args.size()) +

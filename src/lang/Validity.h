@@ -1,5 +1,5 @@
 #pragma once
-// The validity rules of the algorithm language (notes/seed002.md §2.3), checked when a
+// The validity rules of the algorithm language (docs/semantics.md §8), checked when a
 // definition is made. Each violation is a CompileError naming the Func, the definition
 // and the offending argument in the user's own names.
 

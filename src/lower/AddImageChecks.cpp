@@ -1,5 +1,5 @@
 // Checks made once on entry to a pipeline, before any value is computed: parameters in
-// their declared ranges, RDom extents not negative (notes/seed002.md §7.1), and every
+// their declared ranges, RDom extents not negative (regression R1, docs/semantics.md §14), and every
 // input buffer covering the region the pipeline reads from it. A failing check stops the
 // pipeline with a message naming the buffer, the dimension, and the required and given
 // ranges; nothing is ever read out of bounds.

@@ -1,5 +1,6 @@
 // Bounds inference: define the loop bounds of every stage and the extent of every
-// realization, from the regions their consumers require (notes/seed002.md §5.5).
+// realization, from the regions their consumers require (docs/architecture.md, "What bounds
+// inference guarantees").
 //
 // Funcs are processed consumers first. At each place a Func is computed, the region its
 // last definition must cover is the box of all reads of it in the consumer part of the
@@ -8,7 +9,7 @@
 // widen that region (with a run-time check that it still covers what is needed). Each
 // earlier definition covers the region of the next one plus everything that definition
 // reads of the Func or writes to it (so definition k-1 covers definition k in reduction
-// dimensions too: the fix of §5.2). The lets are placed at the top of the compute site,
+// dimensions too). The lets are placed at the top of the compute site,
 // after those of the Funcs' consumers that share the site, so every bound is defined
 // before it is used.
 //

@@ -1,5 +1,5 @@
 // The legality rules of the scheduling language that need the whole pipeline
-// (notes/seed002.md §6, §7). Each violation is a CompileError that names the Func, the
+// (docs/semantics.md §10 and §14). Each violation is a CompileError that names the Func, the
 // definition and the loop, says why the schedule would change the results, and what would
 // be legal instead.
 //
@@ -9,7 +9,8 @@
 // * A reduction loop may run in parallel or as vector lanes only if its iterations touch
 //   disjoint points of the Func: the left-hand side is injective in the loop's RVars, and
 //   the update (its value and its `where` predicates) reads the Func only at the point it
-//   writes (§7.5: a predicate reading another point is a race). allow_race_conditions()
+//   writes (a predicate reading another point is a race: regression R5, docs/semantics.md
+//   §14). allow_race_conditions()
 //   lifts the rule.
 // * The RVars of an update run in lexicographic order, r.x innermost; a schedule that
 //   changes that order (reorder, or fusing them the other way round) is legal only if the

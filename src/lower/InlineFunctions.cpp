@@ -243,7 +243,7 @@ PipelinePlan inline_functions(const std::shared_ptr<FunctionData> &output) {
         if (p.is_output) {
             // An update that writes through a reduction dimension may write outside the
             // output window; such an output is computed in its own storage and the window
-            // copied out (notes/seed002.md §7.2).
+            // copied out (regression R2, docs/semantics.md §14).
             for (size_t s = 1; s < p.defs.size(); s++)
                 for (bool pure : p.defs[s].pure_dims)
                     if (!pure) p.storage = p.prefix + ".tmp";

@@ -23,7 +23,8 @@
 // The base of a ShiftInwards split, min(x.min + xo * 8, x.max - 7), is x.min + xo * 8 in
 // every iteration but the last: the innermost loop around a vector loop is partitioned on
 // it too (as Halide's likely_if_innermost does), so that the steady state's vector
-// addresses are a plain multiple of the loop variable (blur: 30% faster), when its body is
+// addresses are a plain multiple of the loop variable (bench/README.md measures the
+// difference), when its body is
 // small (a copy of a large body costs more compile time than the min costs run time).
 //
 // The prologue and epilogue run the same body. When the loop's iterations may run in any

@@ -99,7 +99,7 @@ void check_schedules(const PipelinePlan &plan);
 ir::Stmt schedule_functions(PipelinePlan &plan);
 
 /** Define every loop bound and realization bound variable (symbolic interval analysis
- * over the uses of each Func; notes/seed002.md §5.5), honouring bound() and
+ * over the uses of each Func; docs/architecture.md), honouring bound() and
  * align_bounds(). */
 ir::Stmt bounds_inference(const PipelinePlan &plan, ir::Stmt s);
 

@@ -2,8 +2,8 @@
 // The region of a Func or image that a statement touches: the box, per dimension, of the
 // coordinates of every read (and optionally write), over all iterations of the loops in
 // the statement. Variables bound outside the statement stay symbolic, so a region
-// computed inside a loop is per-iteration (notes/seed002.md §5.3: variables enclosing a
-// compute site stay symbolic).
+// computed inside a loop is per-iteration (docs/architecture.md, "What bounds inference
+// guarantees", item 8).
 
 #include <string>
 #include <vector>

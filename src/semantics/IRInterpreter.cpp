@@ -632,7 +632,7 @@ private:
     }
 
     void store(const Store *op) {
-        // The value first, then the index (notes/seed002.md §3.2).
+        // The value first, then the index (docs/architecture.md, "What lowered code means").
         Value v = eval(op->value);
         Value idx = index_value(op->index, "Store to", op->buffer);
         Memory &m = memory(op->buffer);

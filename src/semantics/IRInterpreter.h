@@ -1,6 +1,7 @@
 #pragma once
 // The IR interpreter: executes a lowered pipeline (src/ir/LoweredPipeline.h) on concrete buffers,
-// following the IR semantics of notes/seed002.md §3.2 with every stuck state made loud.
+// with the meaning docs/architecture.md gives lowered code ("What lowered code means") and
+// every state where that meaning is stuck made loud.
 //
 // * Fresh allocations are POISONED (ε_mem): every element carries a poison bit until it is
 //   stored to. Reading a poisoned element is allowed and yields a poisoned value. Poison
@@ -10,10 +11,10 @@
 // * Every Load and Store is bounds-checked against its allocation, or against the elements
 //   of the input/output buffer (strided, possibly with gaps). An access outside is an
 //   InternalError naming the buffer, the lane, the index and the valid range: lowering must
-//   never produce one (seed002 Theorem 2.1).
+//   never produce one (memory safety, docs/semantics.md §11).
 // * A poisoned value used as a Load/Store index, a loop bound, an allocation extent, or an
 //   if/assert condition is an InternalError: control and indices must be computed from
-//   valid data (seed002 §7.4).
+//   valid data (regression R4, docs/semantics.md §14).
 // * A loop with a negative extent is an InternalError (lowered code checks RDom extents at
 //   start-up, so it never reaches such a loop).
 // * A false AssertStmt throws RuntimeError with the concatenated message (the compiled
@@ -21,12 +22,15 @@
 // * After the run, no element of the output window (the output buffer) may hold poison:
 //   with RunOptions::poison_output the output starts poisoned, so a window point the code
 //   never writes is reported too.
+// * Index arithmetic marked as staying in the int32 range (src/lower/MarkIndexArithmetic.cpp)
+//   that leaves it is an InternalError.
 // * With RunOptions::prophecy, every annotated store is checked against the reference
 //   semantics (src/semantics/Prophecy.h documents exactly what is checked).
 //
 // Scalars and vectors (Ramp, Broadcast, lanes > 1 Loads, Stores and operators) are
 // evaluated lane by lane with the operators of src/ir/Scalar.h. Parallel loops run
-// serially (seed002 §3.2: they have no separate semantics).
+// serially (they have no meaning of their own; the legality rules of schedules make the
+// order irrelevant).
 
 #include <cstdint>
 #include <memory>
@@ -72,7 +76,7 @@ struct RunOptions {
     /** Run the dynamic prophecy check (src/semantics/Prophecy.h). */
     bool prophecy = false;
     /** With `prophecy`: a Store without a provenance annotation is an InternalError
-     * (DESIGN.md: every store created by lowering carries one). */
+     * (every store created by lowering carries one: src/ir/VerifyLowered.h). */
     bool require_provenance = true;
     /** The output buffer starts poisoned (as if freshly allocated), so that window points
      * the pipeline never writes are reported. If false it starts as the caller's data. */

@@ -1,5 +1,5 @@
 #pragma once
-// The dynamic prophecy check (DESIGN.md "Provenance annotations"): while the IR
+// The dynamic prophecy check (docs/architecture.md, "Identity in lowered code"): while the IR
 // interpreter runs a lowered pipeline, every store that carries a provenance annotation
 // (Func f, definition k, coordinates c, RDom variable values r) is checked against the
 // reference semantics, i.e. the value F_k(c) that f has after its definition k at c

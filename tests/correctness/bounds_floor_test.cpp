@@ -1,6 +1,6 @@
-// The quality floor of bounds inference (notes/seed002.md §5.5 item 8): wherever the
-// naive engine β0 (tests/support/beta0.h) bounds every region, Tessera's bounds inference
-// must succeed too, and the compiled pipeline must then run. Checked on the corpus and on
+// The quality floor of bounds inference (docs/architecture.md, "What bounds inference
+// guarantees", item 8): wherever the naive engine β0 (tests/support/beta0.h) bounds every
+// region, Tessera's bounds inference must succeed too, and the compiled pipeline must then run. Checked on the corpus and on
 // random programs; β0 itself is checked on programs whose answer is known by hand.
 
 #include <gtest/gtest.h>
@@ -34,7 +34,7 @@ std::string check_floor(const Func &f, const std::vector<int> &mins, const std::
 }  // namespace
 
 TEST(Beta0, KnownRegions) {
-    // f(x) = g(x) + g(x + 1) over [0, 6): g is needed on [0, 6] (notes/seed002.md §8.2).
+    // f(x) = g(x) + g(x + 1) over [0, 6): g is needed on [0, 6] (the tight region).
     Var x("x");
     Func g("b0_g"), f("b0_f");
     g(x) = x * 2;

@@ -1,6 +1,6 @@
 // Halide's published schedules, unchanged, against the reference interpreter: the classic
 // and the modern blur, the unsharp app's schedule, a tiled matmul with unrolled
-// accumulators; and the regressions of notes/seed002.md §7.3-7.4 under the splits they
+// accumulators; and the regressions R3 and R4 of docs/semantics.md §14 under the splits they
 // were found with. Sizes are deliberately not multiples of the tiles.
 
 #include <gtest/gtest.h>
@@ -147,7 +147,7 @@ TEST(HalideSchedules, TiledMatmulWithUnrolledAccumulators) {
 }
 
 TEST(HalideSchedules, DivisionByZeroUnderARoundUpSplit) {
-    // notes/seed002.md §7.3: out(x) = 100 / (27 - x), split by 8 with RoundUp, computes
+    // Regression R3 (docs/semantics.md §14): out(x) = 100 / (27 - x), split by 8 with RoundUp, computes
     // x = 27 past the window; total division keeps that harmless.
     Var x("x"), xo("xo"), xi("xi");
     Func out("out"), h("h");
@@ -166,7 +166,7 @@ TEST(HalideSchedules, DivisionByZeroUnderARoundUpSplit) {
 }
 
 TEST(HalideSchedules, IndexDataIsComputedUnderASplit) {
-    // notes/seed002.md §7.4: the Func used as an index is computed wherever it is read,
+    // Regression R4 (docs/semantics.md §14): the Func used as an index is computed wherever it is read,
     // even past the compute bounds of its reader.
     Var x("x"), xo("xo"), xi("xi");
     Func h("h"), g("g"), f("f"), out("out");

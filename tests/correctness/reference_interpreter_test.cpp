@@ -258,7 +258,7 @@ TEST(ReferenceInterpreter, SuffixSumDependsOnIterationDirection) {
 }
 
 // ---------------------------------------------------------------------------------------
-// (5) Negative RDom extents (seed 002 §7.1).
+// (5) Negative RDom extents (regression R1, docs/semantics.md §14).
 
 TEST(ReferenceInterpreter, NegativeRDomExtentIsARuntimeErrorBeforeAnyValue) {
     Param<int32_t> n("n");
@@ -337,7 +337,7 @@ TEST(ReferenceInterpreter, NegativeExtentIsReportedBeforeOtherErrors) {
 }
 
 // ---------------------------------------------------------------------------------------
-// (6) Outputs whose updates write outside the window ("impure identity", seed 002 §7.2).
+// (6) Outputs whose updates write outside the window ("impure identity", regression R2).
 
 TEST(ReferenceInterpreter, UpdateWritingOutsideTheWindow) {
     Var x("x"), y("y");
@@ -563,7 +563,7 @@ TEST(ReferenceInterpreter, WherePredicateCountsPoints) {
 }
 
 TEST(ReferenceInterpreter, PredicateReadsTheValueBeingUpdated) {
-    // seed 002 §7.5: after r = 0 writes f(0) = 2 the predicate is false.
+    // Regression R5: after r = 0 writes f(0) = 2 the predicate is false.
     Var x("x");
     Func f("f");
     f(x) = 1;

@@ -1,4 +1,4 @@
-// The real-bug regressions of notes/seed002.md §7, under the default schedule. Each is
+// The real-bug regressions of docs/semantics.md §14, under the default schedule. Each is
 // checked through `realize` (compiled code) and `realize_reference` (the oracle), with
 // expected values from plain C++.
 
@@ -24,7 +24,7 @@ std::string runtime_error_message(F &&f) {
 
 }  // namespace
 
-// §7.1: a negative RDom extent is an error reported before any value is computed; an
+// R1: a negative RDom extent is an error reported before any value is computed; an
 // extent of zero is a no-op.
 TEST(Regressions, NegativeRDomExtentIsAStartupError) {
     Var x("x");
@@ -71,7 +71,7 @@ TEST(Regressions, NegativeRDomExtentInAnIntermediateFunc) {
     for (int i = 0; i < 3; i++) EXPECT_EQ(b(i), (i + 0 + 1) * 2);
 }
 
-// §7.2: an output whose update writes outside the window is realized correctly, with or
+// R2: an output whose update writes outside the window is realized correctly, with or
 // without an identity Func appended.
 TEST(Regressions, OutputsWithRDomsAreNotImpureIdentities) {
     Var x("x"), y("y");
@@ -90,7 +90,7 @@ TEST(Regressions, OutputsWithRDomsAreNotImpureIdentities) {
         }
 }
 
-// §7.3: division by zero never traps; x / 0 == 0.
+// R3: division by zero never traps; x / 0 == 0.
 TEST(Regressions, DivisionByZeroIsTotal) {
     Var x("x");
     Func out("out");
@@ -106,7 +106,7 @@ TEST(Regressions, DivisionByZeroIsTotal) {
     }
 }
 
-// §7.4: a Func read through a Func value used as an index is computed wherever it is
+// R4: a Func read through a Func value used as an index is computed wherever it is
 // read.
 TEST(Regressions, IndexDataIsAlwaysComputed) {
     Var x("x");

@@ -241,7 +241,7 @@ TEST(ScheduleErrors, VectorizedHistogramRaces) {
     expect_compile_error([&] { q.hist.realize({8}); }, {"reduction loop r.x is vectorized"});
 }
 TEST(ScheduleErrors, ParallelRDomWhosePredicateReadsAnotherPoint) {
-    // notes/seed002.md §7.5: f(x) = 1; r.where(f(0) == 1); f(r) = 2; parallel(r).
+    // Regression R5 (docs/semantics.md §14): f(x) = 1; r.where(f(0) == 1); f(r) = 2; parallel(r).
     Var x("x");
     Func f("f75");
     f(x) = 1;

@@ -1,4 +1,4 @@
-// The validity rules of the algorithm language (docs/semantics.md §8; seed 002 §2.3).
+// The validity rules of the algorithm language (docs/semantics.md §8).
 //
 // For every rule there is a LEGAL program, which must be accepted and must realize to the
 // values computed here by plain C++, and an ILLEGAL one, which must be rejected with a
@@ -246,7 +246,7 @@ TEST(Validity, RDomBoundsFromParamsAndImageParamShapeAreLegal) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Rule 3: the syntactic separation restriction (the three programs of seed 002 §2.3,
+// Rule 3: the syntactic separation restriction (the three programs of docs/semantics.md §8 rule 4,
 // written with g(x) = x * x and RDom r(0, 3)).
 
 TEST(Validity, SeparationIllegalInPlaceShift) {

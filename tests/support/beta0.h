@@ -1,7 +1,8 @@
 #pragma once
-// β0, the naive bounds engine of notes/seed002.md §5.3, as an independent oracle for the
-// quality floor of bounds inference (§5.5 item 8): wherever β0 succeeds, Tessera's bounds
-// inference must succeed too.
+// β0, the naive bounds engine the formal semantics of Halide describes (docs/semantics.md
+// §12), as an independent oracle for the quality floor of bounds inference
+// (docs/architecture.md, "What bounds inference guarantees", item 8): wherever β0
+// succeeds, Tessera's bounds inference must succeed too.
 //
 // β0 works on the algorithm with concrete parameter values: every Func is computed at the
 // root, consumers are visited before producers, each Func's region is the hull of every
@@ -257,8 +258,7 @@ private:
             return fit(t, {*std::min_element(p, p + 4), *std::max_element(p, p + 4)});
         }
         case ExprKind::Div: {
-            // |a / b| <= |a| (and x / 0 == 0): [-M, M] with M the largest |a| (§5.3, with
-            // the typo of the printed rule fixed).
+            // |a / b| <= |a| (and x / 0 == 0): [-M, M] with M the largest |a|.
             if (!a.bounded()) return fit(t, I::all());
             __int128 m = std::max(*a.lo < 0 ? -*a.lo : *a.lo, *a.hi < 0 ? -*a.hi : *a.hi);
             return fit(t, {-m, m});

@@ -664,7 +664,7 @@ inline CorpusPipeline realize_nonzero_mins() {
     return {"realize_nonzero_mins", f, {-100, 37}, {13, 9}, "realize into a Buffer whose mins are far from zero"};
 }
 
-// --- the programs of seed 002 §7 --------------------------------------------------------
+// --- the regressions of docs/semantics.md §14 --------------------------------------------------------
 
 inline CorpusPipeline impure_identity() {
     Var x("x"), y("y");
@@ -673,7 +673,7 @@ inline CorpusPipeline impure_identity() {
     g(x, y) = 1 + f(x, y);
     RDom r(-10, 15, -10, 15, "r");
     g(r.x, r.y) = g(r.x, r.y) + 1;
-    return {"impure_identity", g, {0, 0}, {3, 3}, "seed 002 §7.2: an output whose update writes outside the window"};
+    return {"impure_identity", g, {0, 0}, {3, 3}, "R2: an output whose update writes outside the window"};
 }
 
 inline CorpusPipeline impure_identity_through_h() {
@@ -684,7 +684,7 @@ inline CorpusPipeline impure_identity_through_h() {
     RDom r(-10, 15, -10, 15, "r");
     g(r.x, r.y) = g(r.x, r.y) + 1;
     h(x, y) = g(x, y);
-    return {"impure_identity_through_h", h, {0, 0}, {3, 3}, "seed 002 §7.2 with an identity Func appended"};
+    return {"impure_identity_through_h", h, {0, 0}, {3, 3}, "R2 with an identity Func appended"};
 }
 
 inline CorpusPipeline division_by_27_minus_x() {
@@ -692,7 +692,7 @@ inline CorpusPipeline division_by_27_minus_x() {
     Func out("out");
     out(x) = 100 / (27 - x) + (x - 30) % (27 - x) * 1000;
     return {"division_by_27_minus_x", out, {-10}, {50},
-            "seed 002 §7.3: 100 / (27 - x) on a window containing x = 27 (division and modulo "
+            "R3: 100 / (27 - x) on a window containing x = 27 (division and modulo "
             "by zero are 0), with negative operands"};
 }
 
@@ -702,7 +702,7 @@ inline CorpusPipeline division_by_g() {
     g(x) = 5;
     f(x) = 100 / g(x);
     out(x) = f(x);
-    return {"division_by_g", out, {0}, {25}, "seed 002 §7.3: 100 / g(x) with g = 5"};
+    return {"division_by_g", out, {0}, {25}, "R3: 100 / g(x) with g = 5"};
 }
 
 inline CorpusPipeline index_through_func() {
@@ -711,7 +711,7 @@ inline CorpusPipeline index_through_func() {
     h(x) = 10;
     g(x) = x * x;
     f(x) = g(clamp(h(x), 0, 100));
-    return {"index_through_func", f, {0}, {10}, "seed 002 §7.4: f(x) = g(clamp(h(x), 0, 100)); expected 100"};
+    return {"index_through_func", f, {0}, {10}, "R4: f(x) = g(clamp(h(x), 0, 100)); expected 100"};
 }
 
 }  // namespace corpus

@@ -412,7 +412,7 @@ TEST(IRInterpreter, PoisonedIndexOrConditionIsInternalError) {
         return error_of<InternalError>(pipeline(s.f, {output_arg(s.f)}, with_half_written_allocation(consumer)),
                                        args, {});
     };
-    // A data-dependent index read from uninitialized memory (seed 002 §7.4).
+    // A data-dependent index read from uninitialized memory (regression R4, docs/semantics.md §14).
     Stmt index = loop_over("f.s0.x", "f", 0,
                            store("f", i32(0), wide(sub(load(Int(32), "t", wide(fx)), i32(10)))));
     EXPECT_THAT(run_with(index), HasSubstr("Store to \"f\" has an index computed from poisoned (uninitialized) data"));
