@@ -21,7 +21,7 @@
 
 #include <tessera/tessera.h>
 
-#include "ir/Schedule.h"
+#include "lang/Scheduling.h"
 
 #include "codegen/CodeGenC.h"
 #include "driver/AOT.h"

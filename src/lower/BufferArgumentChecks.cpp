@@ -37,15 +37,23 @@ Stmt check_buffer_arguments(const std::vector<PipelineArgument> &args, Stmt s) {
     std::vector<Stmt> checks;
     for (const PipelineArgument &a : args) {
         if (a.kind == PipelineArgument::Kind::Param) continue;
+        // min >= -2^30 && min <= 2^30 - extent, in int32 without wrapping (the runtime has
+        // checked that extents are not negative); one check for all dimensions.
+        Expr in_range;
+        std::vector<Expr> message{str(describe(a) + " has the coordinates ")};
         for (int d = 0; d < a.dimensions; d++) {
             const Expr mn = buffer_min(a.name, d), ex = buffer_extent(a.name, d);
-            const Expr end = Add::make(i64(mn), i64(ex));
-            checks.push_back(AssertStmt::make(
-                And::make(GE::make(i64(mn), IntImm::make(Int(64), -kLimit)), LE::make(end, IntImm::make(Int(64), kLimit))),
-                {str(describe(a) + " has the coordinates ["), mn, str(", "), Sub::make(end, IntImm::make(Int(64), 1)),
-                 str("] in dimension " + std::to_string(d) +
-                     ", outside [-1073741824, 1073741823]: compiled pipelines compute coordinates in 32 bits and "
-                     "support buffers whose coordinates lie within half of that range")}));
+            const Expr dim = And::make(GE::make(mn, IntImm::make(Int(32), -kLimit)),
+                                       LE::make(mn, Sub::make(IntImm::make(Int(32), kLimit), ex)));
+            in_range = in_range.defined() ? And::make(in_range, dim) : dim;
+            message.insert(message.end(), {str(d ? " x [" : "["), mn, str(", "),
+                                           Sub::make(Add::make(i64(mn), i64(ex)), IntImm::make(Int(64), 1)), str("]")});
+        }
+        if (in_range.defined()) {
+            message.push_back(str(", outside [-1073741824, 1073741823] in some dimension: compiled pipelines compute "
+                                  "coordinates in 32 bits and support buffers whose coordinates lie within half of "
+                                  "that range"));
+            checks.push_back(AssertStmt::make(in_range, message));
         }
         if (a.dimensions == 0 || a.embedded) continue;
         const Expr stride = buffer_stride(a.name, 0);

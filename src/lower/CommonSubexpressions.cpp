@@ -36,6 +36,7 @@
 // computation, whether the value will be reused. Names must be bound once
 // (src/lower/UniquifyNames.cpp): structurally equal expressions then have equal values.
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -70,11 +71,23 @@ bool shareable(const Expr &e) {
  * ramp that indexes a dense vector access, the broadcast constant that divides. */
 bool in_place(const Expr &e) { return as<Ramp>(e) || as<Broadcast>(e); }
 
+/** What both walks compute alike about the nodes of the statement (they walk the same
+ * nodes): structural hashes, and the variables and buffers each node uses. */
+struct NodeFacts {
+    struct Names {
+        Expr node;  // kept alive, so that its address is not reused by another node
+        std::set<std::string> vars, loads;
+    };
+    HashCache hashes;
+    std::unordered_map<const ExprNode *, Names> names;
+};
+
 class Walk {
 public:
     /** The first walk (reused == null) records which entries are reused; the second
      * rewrites, with the first's record. */
-    Walk(const std::vector<bool> *reused, std::set<std::string> *taken) : reused_(reused), taken_(taken) {}
+    Walk(const std::vector<bool> *reused, std::set<std::string> *taken, NodeFacts *facts)
+        : reused_(reused), taken_(taken), facts_(facts) {}
 
     std::vector<bool> reused;  // by entry (the first walk's result)
 
@@ -86,11 +99,18 @@ public:
     }
 
 private:
+    /** A block, or the scope of a let. The values remembered in it are forgotten when it
+     * ends. */
     struct Level {
-        std::unordered_map<Expr, int, CachedExprHash, ExprEqual> values;  // -> entry
+        std::vector<Expr> remembered;
         std::string binds;   // the variable a let binds here; empty for a block
         int let = -1;        // the expression let (numbered in walk order) whose body this is
         bool fresh = false;  // lookups do not go further out (a parallel loop's body)
+    };
+    /** A computation of a value that is available: remembered in level `level`. */
+    struct Available {
+        int level;
+        int entry;
     };
     struct Entry {
         uint64_t time = 0;
@@ -100,10 +120,7 @@ private:
         std::string name;
         Expr value;
     };
-    struct Names {
-        Expr node;  // kept alive, so that its address is not reused by another node
-        std::set<std::string> vars, loads;
-    };
+    using Names = NodeFacts::Names;
 
     // --- statements: a block's chain, and the statements in it ----------------------
 
@@ -248,7 +265,7 @@ private:
         }
         const std::string name = unique_name("cse", *taken_);
         names_[size_t(entry)] = name;
-        const Level &l = level_for(e);
+        const Level &l = levels_[size_t(level_for(e))];
         if (l.let >= 0) let_bindings_[l.let].push_back(Binding{name, r});
         else chain_bindings_[item_].push_back(Binding{name, r});
         return Variable::make(e.type(), name);
@@ -364,33 +381,60 @@ private:
 
     bool rewriting() const { return reused_ != nullptr; }
 
-    /** The entry of an available, still valid computation of e, or -1. */
+    /** The entry of an available, still valid computation of e, or -1: the innermost
+     * level that remembers e decides (a stale computation there hides older ones). */
     int lookup(const Expr &e) {
-        for (auto it = levels_.rbegin(); it != levels_.rend(); ++it) {
-            auto hit = it->values.find(e);
-            if (hit != it->values.end()) return still_valid(e, entries_[size_t(hit->second)].time) ? hit->second : -1;
-            if (it->fresh) break;
-        }
-        return -1;
+        auto it = available_.find(e);
+        if (it == available_.end()) return -1;
+        const Available &a = it->second.back();
+        if (a.level < fresh_floor()) return -1;
+        return still_valid(e, entries_[size_t(a.entry)].time) ? a.entry : -1;
     }
 
     int remember(const Expr &e) {
-        level_for(e).values[e] = int(entries_.size());
+        const int level = level_for(e), entry = int(entries_.size());
         entries_.push_back(Entry{clock_});
-        return int(entries_.size()) - 1;
+        std::vector<Available> &v = available_[e];
+        auto at = std::lower_bound(v.begin(), v.end(), level, [](const Available &x, int l) { return x.level < l; });
+        if (at != v.end() && at->level == level) at->entry = entry;
+        else v.insert(at, Available{level, entry});
+        levels_[size_t(level)].remembered.push_back(e);
+        return entry;
     }
 
-    /** The innermost block, or the innermost let that binds a variable e uses. */
-    Level &level_for(const Expr &e) {
-        for (auto it = levels_.rbegin(); it != levels_.rend(); ++it)
-            if (it->binds.empty() || names_of(e).vars.count(it->binds)) return *it;
-        return levels_.front();
+    /** Where a value is remembered: the innermost block, or the innermost let that binds a
+     * variable it uses. */
+    int level_for(const Expr &e) {
+        int level = blocks_.back();
+        for (const std::string &v : names_of(e).vars) {
+            auto it = bound_at_.find(v);
+            if (it != bound_at_.end()) level = std::max(level, it->second);
+        }
+        return level;
     }
 
     void push_level(const std::string &binds, int let, bool fresh) {
-        levels_.push_back(Level{decltype(Level::values)(8, CachedExprHash{&hashes_}), binds, let, fresh});
+        const int level = int(levels_.size());
+        levels_.push_back(Level{{}, binds, let, fresh});
+        if (binds.empty()) blocks_.push_back(level);
+        else bound_at_[binds] = level;
+        if (fresh) fresh_.push_back(level);
     }
-    void pop_level() { levels_.pop_back(); }
+    void pop_level() {
+        const int level = int(levels_.size()) - 1;
+        Level &l = levels_.back();
+        for (const Expr &e : l.remembered) {
+            auto it = available_.find(e);
+            if (it == available_.end() || it->second.back().level != level) continue;
+            it->second.pop_back();
+            if (it->second.empty()) available_.erase(it);
+        }
+        if (l.binds.empty()) blocks_.pop_back();
+        else bound_at_.erase(l.binds);
+        if (l.fresh) fresh_.pop_back();
+        levels_.pop_back();
+    }
+    int fresh_floor() const { return fresh_.empty() ? 0 : fresh_.back(); }
 
     /** A store to `buffer`, or (empty) anything that may store anywhere. */
     void memory_changed(const std::string &buffer = "") {
@@ -408,31 +452,80 @@ private:
         return true;
     }
 
-    /** The variables e uses and the buffers it loads from (once per node). */
+    /** The variables e uses and the buffers it loads from (once per node, from its
+     * operands'). */
     const Names &names_of(const Expr &e) {
-        auto it = names_in_.find(e.get());
-        if (it != names_in_.end()) return it->second;
-        struct Collect : IRVisitor {
-            Names n;
-            using IRVisitor::include;
-            void visit(const Variable *op) override { n.vars.insert(op->name); }
-            void visit(const Load *op) override {
-                n.loads.insert(op->buffer);
-                IRVisitor::visit(op);
-            }
-        } c;
-        c.include(e);
-        c.n.node = e;
-        return names_in_.emplace(e.get(), std::move(c.n)).first->second;
+        auto it = facts_->names.find(e.get());
+        if (it != facts_->names.end()) return it->second;
+        Names n;
+        n.node = e;
+        auto add = [&](const Expr &o) {
+            const Names &m = names_of(o);
+            n.vars.insert(m.vars.begin(), m.vars.end());
+            n.loads.insert(m.loads.begin(), m.loads.end());
+        };
+        if (const Variable *v = as<Variable>(e)) n.vars.insert(v->name);
+        else if (const Let *l = as<Let>(e)) add(l->value), add(l->body);
+        else for_each_operand(e, add);
+        if (const Load *ld = as<Load>(e)) n.loads.insert(ld->buffer);
+        return facts_->names.emplace(e.get(), std::move(n)).first->second;
+    }
+
+    /** Calls f on each operand of e (not for Let). */
+    template<typename F>
+    static void for_each_operand(const Expr &e, F &&f) {
+        switch (e->kind) {
+        case ExprKind::Cast: f(as<Cast>(e)->value); return;
+        case ExprKind::Not: f(as<Not>(e)->a); return;
+        case ExprKind::Select:
+            f(as<Select>(e)->condition);
+            f(as<Select>(e)->true_value);
+            f(as<Select>(e)->false_value);
+            return;
+        case ExprKind::Call:
+            for (const Expr &a : as<Call>(e)->args) f(a);
+            return;
+        case ExprKind::Load: f(as<Load>(e)->index); return;
+        case ExprKind::Ramp:
+            f(as<Ramp>(e)->base);
+            f(as<Ramp>(e)->stride);
+            return;
+        case ExprKind::Broadcast: f(as<Broadcast>(e)->value); return;
+#define TESSERA_CSE_OPERANDS(N) \
+    case ExprKind::N:           \
+        f(as<N>(e)->a);         \
+        f(as<N>(e)->b);         \
+        return;
+            TESSERA_CSE_OPERANDS(Add)
+            TESSERA_CSE_OPERANDS(Sub)
+            TESSERA_CSE_OPERANDS(Mul)
+            TESSERA_CSE_OPERANDS(Div)
+            TESSERA_CSE_OPERANDS(Mod)
+            TESSERA_CSE_OPERANDS(Min)
+            TESSERA_CSE_OPERANDS(Max)
+            TESSERA_CSE_OPERANDS(EQ)
+            TESSERA_CSE_OPERANDS(NE)
+            TESSERA_CSE_OPERANDS(LT)
+            TESSERA_CSE_OPERANDS(LE)
+            TESSERA_CSE_OPERANDS(GT)
+            TESSERA_CSE_OPERANDS(GE)
+            TESSERA_CSE_OPERANDS(And)
+            TESSERA_CSE_OPERANDS(Or)
+#undef TESSERA_CSE_OPERANDS
+        default: return;  // constants and variables
+        }
     }
 
     const std::vector<bool> *reused_;
     std::set<std::string> *taken_;
-    HashCache hashes_;
+    NodeFacts *facts_;
     std::vector<Level> levels_;
+    std::vector<int> blocks_, fresh_;                   // the levels that are blocks; fresh blocks
+    std::unordered_map<std::string, int> bound_at_;      // a let's variable -> its level
+    std::unordered_map<Expr, std::vector<Available>, CachedExprHash, ExprEqual> available_{
+        64, CachedExprHash{&facts_->hashes}};  // by level, innermost last
     std::vector<Entry> entries_;
     std::vector<std::string> names_;  // by entry: its variable, if reused (second walk)
-    std::unordered_map<const ExprNode *, Names> names_in_;
     std::unordered_map<std::string, uint64_t> last_store_;
     uint64_t clock_ = 1, last_loop_ = 0;
     const StmtNode *item_ = nullptr;
@@ -447,9 +540,10 @@ private:
 Stmt common_subexpressions(Stmt s) {
     s = extend_let_scopes(s);
     std::set<std::string> taken = names_in(s).vars;
-    Walk decide(nullptr, &taken);
+    NodeFacts facts;
+    Walk decide(nullptr, &taken, &facts);
     decide.run(s);
-    Walk rewrite(&decide.reused, &taken);
+    Walk rewrite(&decide.reused, &taken, &facts);
     return rewrite.run(s);
 }
 
