@@ -284,41 +284,28 @@ private:
             Expr v = value(c->value);
             return rewriting() && !v.same_as(c->value) ? Cast::make(c->type, v) : e;
         }
-#define TESSERA_CSE_BINARY(N)                                                   \
-    case ExprKind::N: {                                                         \
-        const N *op = as<N>(e);                                                 \
-        Expr a = value(op->a), b = value(op->b);                                \
-        return rewriting() && !(a.same_as(op->a) && b.same_as(op->b)) ? N::make(a, b) : e; \
+        // The divisor of / and % stays in place (a broadcast constant, for the emitter).
+#define TESSERA_CSE_BINARY(N, DIVISION)                                                        \
+    case ExprKind::N: {                                                                        \
+        const N *op = as<N>(e);                                                                \
+        Expr a = value(op->a), b = value(op->b, DIVISION && in_place(op->b));                  \
+        return rewriting() && !(a.same_as(op->a) && b.same_as(op->b)) ? N::make(a, b) : e;     \
     }
-            TESSERA_CSE_BINARY(Add)
-            TESSERA_CSE_BINARY(Sub)
-            TESSERA_CSE_BINARY(Mul)
-#undef TESSERA_CSE_BINARY
-#define TESSERA_CSE_BINARY(N)                                                   \
-    case ExprKind::N: {                                                         \
-        const N *op = as<N>(e);                                                 \
-        Expr a = value(op->a), b = value(op->b, in_place(op->b));               \
-        return rewriting() && !(a.same_as(op->a) && b.same_as(op->b)) ? N::make(a, b) : e; \
-    }
-            TESSERA_CSE_BINARY(Div)
-            TESSERA_CSE_BINARY(Mod)
-#undef TESSERA_CSE_BINARY
-#define TESSERA_CSE_BINARY(N)                                                   \
-    case ExprKind::N: {                                                         \
-        const N *op = as<N>(e);                                                 \
-        Expr a = value(op->a), b = value(op->b);                                \
-        return rewriting() && !(a.same_as(op->a) && b.same_as(op->b)) ? N::make(a, b) : e; \
-    }
-            TESSERA_CSE_BINARY(Min)
-            TESSERA_CSE_BINARY(Max)
-            TESSERA_CSE_BINARY(EQ)
-            TESSERA_CSE_BINARY(NE)
-            TESSERA_CSE_BINARY(LT)
-            TESSERA_CSE_BINARY(LE)
-            TESSERA_CSE_BINARY(GT)
-            TESSERA_CSE_BINARY(GE)
-            TESSERA_CSE_BINARY(And)
-            TESSERA_CSE_BINARY(Or)
+            TESSERA_CSE_BINARY(Add, false)
+            TESSERA_CSE_BINARY(Sub, false)
+            TESSERA_CSE_BINARY(Mul, false)
+            TESSERA_CSE_BINARY(Div, true)
+            TESSERA_CSE_BINARY(Mod, true)
+            TESSERA_CSE_BINARY(Min, false)
+            TESSERA_CSE_BINARY(Max, false)
+            TESSERA_CSE_BINARY(EQ, false)
+            TESSERA_CSE_BINARY(NE, false)
+            TESSERA_CSE_BINARY(LT, false)
+            TESSERA_CSE_BINARY(LE, false)
+            TESSERA_CSE_BINARY(GT, false)
+            TESSERA_CSE_BINARY(GE, false)
+            TESSERA_CSE_BINARY(And, false)
+            TESSERA_CSE_BINARY(Or, false)
 #undef TESSERA_CSE_BINARY
         case ExprKind::Not: {
             const Not *n = as<Not>(e);

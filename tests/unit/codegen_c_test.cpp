@@ -41,7 +41,7 @@
 #include "driver/JIT.h"
 #include "codegen/Runtime.h"
 #include "ir/IR.h"
-#include "support/named_func.h"
+#include "support/hand_lowered.h"
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
 #include "ir/Scalar.h"

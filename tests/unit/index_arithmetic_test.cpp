@@ -13,6 +13,7 @@
 #include "lower/Lower.h"
 #include "lower/Pipeline.h"
 #include "semantics/IRInterpreter.h"
+#include "support/hand_lowered.h"
 
 using namespace tessera;
 using namespace tessera::ir;
@@ -102,9 +103,7 @@ TEST(IndexArithmetic, TheInterpreterChecksTheMarks) {
     Func f("f");
     Var x("x");
     f(x) = 0;
-    auto loop = std::make_shared<LoopId>();
-    loop->func = f.data();
-    loop->dim = loop->var = "x";
+    auto loop = test::loop_of(f.data(), 0, "x");
     auto prov = std::make_shared<Provenance>();
     prov->func = f.data();
     prov->coords = {Variable::make(Int(32), "x")};
@@ -116,12 +115,7 @@ TEST(IndexArithmetic, TheInterpreterChecksTheMarks) {
     ir::LoweredPipeline p;
     p.name = "f";
     p.output = f.data();
-    PipelineArgument out;
-    out.kind = PipelineArgument::Kind::OutputBuffer;
-    out.name = "f";
-    out.type = Int(32);
-    out.dimensions = 1;
-    p.args = {out};
+    p.args = {test::output_argument(*f.data())};
     p.body = body;
     Buffer<int32_t> b(std::vector<int>{4});
     try {

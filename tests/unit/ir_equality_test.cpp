@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ir/IR.h"
-#include "support/named_func.h"
+#include "support/hand_lowered.h"
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 

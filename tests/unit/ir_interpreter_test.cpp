@@ -16,6 +16,7 @@
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
 #include "semantics/Prophecy.h"
+#include "support/hand_lowered.h"
 
 using namespace tessera;
 using ir::Stmt;
@@ -101,14 +102,7 @@ ir::PipelineArgument param_arg(const Param<T> &p) {
     return a;
 }
 
-ir::PipelineArgument output_arg(const Func &f) {
-    ir::PipelineArgument a;
-    a.kind = ir::PipelineArgument::Kind::OutputBuffer;
-    a.name = f.name();
-    a.type = f.type();
-    a.dimensions = f.dimensions();
-    return a;
-}
+ir::PipelineArgument output_arg(const Func &f) { return test::output_argument(*f.data()); }
 
 ir::LoweredPipeline pipeline(const Func &out, std::vector<ir::PipelineArgument> args, Stmt body) {
     struct BindFuncs : ir::IRMutator {

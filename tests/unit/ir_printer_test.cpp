@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ir/IR.h"
-#include "support/named_func.h"
+#include "support/hand_lowered.h"
 #include "ir/IRPrinter.h"
 
 using namespace tessera;

@@ -6,7 +6,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
-#include "support/named_func.h"
+#include "support/hand_lowered.h"
 
 using namespace tessera;
 using namespace tessera::ir;
@@ -16,13 +16,8 @@ namespace {
 Expr i32(int v) { return IntImm::make(Int(32), v); }
 Expr var(const char *n) { return Variable::make(Int(32), n); }
 
-/** The identity of loop `dim` of definition `stage` of Func `func`. */
 std::shared_ptr<const LoopId> loop_of(const std::string &func, int stage, const std::string &dim) {
-    auto l = std::make_shared<LoopId>();
-    l->func = test::named_func(func);
-    l->stage = stage;
-    l->dim = l->var = dim;
-    return l;
+    return test::loop_of(test::named_func(func), stage, dim);
 }
 
 /** The loops over `name` at the top level of s, in order, and how many min/max nodes

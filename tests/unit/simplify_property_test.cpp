@@ -22,7 +22,7 @@
 
 #include "analysis/Simplify.h"
 #include "ir/IR.h"
-#include "support/named_func.h"
+#include "support/hand_lowered.h"
 #include "ir/IRPrinter.h"
 #include "ir/Scalar.h"
 

@@ -10,7 +10,7 @@
 
 #include "analysis/Simplify.h"
 #include "ir/IR.h"
-#include "support/named_func.h"
+#include "support/hand_lowered.h"
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 

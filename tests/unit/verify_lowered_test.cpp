@@ -12,6 +12,7 @@
 #include "ir/VerifyLowered.h"
 #include "lower/Lower.h"
 #include "lower/Pipeline.h"
+#include "support/hand_lowered.h"
 
 using namespace tessera;
 using namespace tessera::ir;
@@ -31,12 +32,7 @@ struct Fixture {
     Var x{"x"};
     Fixture() { out(x) = in(x) + 1; }
 
-    std::shared_ptr<const LoopId> loop(const std::string &dim) const {
-        auto l = std::make_shared<LoopId>();
-        l->func = out.data();
-        l->dim = l->var = dim;
-        return l;
-    }
+    std::shared_ptr<const LoopId> loop(const std::string &dim) const { return test::loop_of(out.data(), 0, dim); }
     std::shared_ptr<const Provenance> prov(const Expr &coord) const {
         auto p = std::make_shared<Provenance>();
         p->func = out.data();
@@ -54,18 +50,9 @@ struct Fixture {
         LoweredPipeline p;
         p.name = "out";
         p.output = out.data();
-        PipelineArgument a;
-        a.kind = PipelineArgument::Kind::InputBuffer;
-        a.name = "in";
-        a.type = Int(32);
-        a.dimensions = 1;
+        PipelineArgument a = test::buffer_argument(PipelineArgument::Kind::InputBuffer, "in", Int(32), 1);
         a.buffer = in.data_handle();
-        PipelineArgument o;
-        o.kind = PipelineArgument::Kind::OutputBuffer;
-        o.name = "out";
-        o.type = Int(32);
-        o.dimensions = 1;
-        p.args = {a, o};
+        p.args = {a, test::output_argument(*out.data())};
         p.body = std::move(body);
         return p;
     }
