@@ -71,14 +71,48 @@ bool shareable(const Expr &e) {
  * ramp that indexes a dense vector access, the broadcast constant that divides. */
 bool in_place(const Expr &e) { return as<Ramp>(e) || as<Broadcast>(e); }
 
+/** A set of small numbers. */
+struct Bits {
+    std::vector<uint64_t> words;
+    void insert(size_t i) {
+        if (words.size() <= i / 64) words.resize(i / 64 + 1);
+        words[i / 64] |= uint64_t(1) << (i % 64);
+    }
+    void insert(const Bits &o) {
+        if (words.size() < o.words.size()) words.resize(o.words.size());
+        for (size_t k = 0; k < o.words.size(); k++) words[k] |= o.words[k];
+    }
+    bool empty() const {
+        for (uint64_t w : words)
+            if (w) return false;
+        return true;
+    }
+    template<typename F>
+    void for_each(F &&f) const {
+        for (size_t k = 0; k < words.size(); k++)
+            for (uint64_t w = words[k]; w; w &= w - 1) f(k * 64 + size_t(__builtin_ctzll(w)));
+    }
+};
+
+/** Names as small numbers, in the order they are first met. */
+struct Numbering {
+    std::unordered_map<std::string, size_t> number;
+    size_t of(const std::string &name) { return number.try_emplace(name, number.size()).first->second; }
+    const size_t *find(const std::string &name) const {
+        auto it = number.find(name);
+        return it == number.end() ? nullptr : &it->second;
+    }
+};
+
 /** What both walks compute alike about the nodes of the statement (they walk the same
- * nodes): structural hashes, and the variables and buffers each node uses. */
+ * nodes): structural hashes, and which let variables and buffers each node uses. */
 struct NodeFacts {
     struct Names {
         Expr node;  // kept alive, so that its address is not reused by another node
-        std::set<std::string> vars, loads;
+        Bits lets, loads;
     };
     HashCache hashes;
+    Numbering lets, buffers;
     std::unordered_map<const ExprNode *, Names> names;
 };
 
@@ -393,18 +427,22 @@ private:
      * variable it uses. */
     int level_for(const Expr &e) {
         int level = blocks_.back();
-        for (const std::string &v : names_of(e).vars) {
-            auto it = bound_at_.find(v);
-            if (it != bound_at_.end()) level = std::max(level, it->second);
-        }
+        names_of(e).lets.for_each([&](size_t v) {
+            if (v < let_level_.size()) level = std::max(level, let_level_[v]);
+        });
         return level;
     }
 
     void push_level(const std::string &binds, int let, bool fresh) {
         const int level = int(levels_.size());
         levels_.push_back(Level{{}, binds, let, fresh});
-        if (binds.empty()) blocks_.push_back(level);
-        else bound_at_[binds] = level;
+        if (binds.empty()) {
+            blocks_.push_back(level);
+        } else {
+            const size_t v = facts_->lets.of(binds);
+            if (let_level_.size() <= v) let_level_.resize(v + 1, -1);
+            let_level_[v] = level;
+        }
         if (fresh) fresh_.push_back(level);
     }
     void pop_level() {
@@ -417,7 +455,7 @@ private:
             if (it->second.empty()) available_.erase(it);
         }
         if (l.binds.empty()) blocks_.pop_back();
-        else bound_at_.erase(l.binds);
+        else let_level_[*facts_->lets.find(l.binds)] = -1;
         if (l.fresh) fresh_.pop_back();
         levels_.pop_back();
     }
@@ -426,17 +464,21 @@ private:
     /** A store to `buffer`, or (empty) anything that may store anywhere. */
     void memory_changed(const std::string &buffer = "") {
         ++clock_;
-        (buffer.empty() ? last_loop_ : last_store_[buffer]) = clock_;
+        if (buffer.empty()) {
+            last_loop_ = clock_;
+            return;
+        }
+        const size_t b = facts_->buffers.of(buffer);
+        if (last_store_.size() <= b) last_store_.resize(b + 1, 0);
+        last_store_[b] = clock_;
     }
     bool still_valid(const Expr &e, uint64_t time) {
         const Names &n = names_of(e);
         if (n.loads.empty()) return true;
         if (time < last_loop_) return false;
-        for (const std::string &b : n.loads) {
-            auto it = last_store_.find(b);
-            if (it != last_store_.end() && time < it->second) return false;
-        }
-        return true;
+        bool valid = true;
+        n.loads.for_each([&](size_t b) { valid = valid && !(b < last_store_.size() && time < last_store_[b]); });
+        return valid;
     }
 
     /** The variables e uses and the buffers it loads from (once per node, from its
@@ -448,13 +490,20 @@ private:
         n.node = e;
         auto add = [&](const Expr &o) {
             const Names &m = names_of(o);
-            n.vars.insert(m.vars.begin(), m.vars.end());
-            n.loads.insert(m.loads.begin(), m.loads.end());
+            n.lets.insert(m.lets);
+            n.loads.insert(m.loads);
         };
-        if (const Variable *v = as<Variable>(e)) n.vars.insert(v->name);
-        else if (const Let *l = as<Let>(e)) add(l->value), add(l->body);
-        else for_each_operand(e, add);
-        if (const Load *ld = as<Load>(e)) n.loads.insert(ld->buffer);
+        if (const Variable *v = as<Variable>(e)) {
+            // Only a let's variable can place a value (names are bound once, and a let is
+            // numbered when it is bound, before its uses are walked).
+            if (const size_t *number = facts_->lets.find(v->name)) n.lets.insert(*number);
+        } else if (const Let *l = as<Let>(e)) {
+            add(l->value);
+            add(l->body);
+        } else {
+            for_each_operand(e, add);
+        }
+        if (const Load *ld = as<Load>(e)) n.loads.insert(facts_->buffers.of(ld->buffer));
         return facts_->names.emplace(e.get(), std::move(n)).first->second;
     }
 
@@ -508,12 +557,12 @@ private:
     NodeFacts *facts_;
     std::vector<Level> levels_;
     std::vector<int> blocks_, fresh_;                   // the levels that are blocks; fresh blocks
-    std::unordered_map<std::string, int> bound_at_;      // a let's variable -> its level
+    std::vector<int> let_level_;  // by let number: its level while in scope, else -1
     std::unordered_map<Expr, std::vector<Available>, CachedExprHash, ExprEqual> available_{
         64, CachedExprHash{&facts_->hashes}};  // by level, innermost last
     std::vector<Entry> entries_;
     std::vector<std::string> names_;  // by entry: its variable, if reused (second walk)
-    std::unordered_map<std::string, uint64_t> last_store_;
+    std::vector<uint64_t> last_store_;  // by buffer number
     uint64_t clock_ = 1, last_loop_ = 0;
     const StmtNode *item_ = nullptr;
     int next_let_ = 0;
