@@ -1,7 +1,7 @@
 // Guard elimination: an if whose condition compares coordinates and holds in every
 // iteration of the enclosing loops is replaced by its body (after unrolling, the guards of
-// full tiles). Conditions are solved as non-negative differences
-// (analysis::nonnegative_difference), bounded over the loops' ranges with the lets between
+// full tiles). Conditions are solved as non-negative differences, in 64 bits
+// (nonnegative_difference_in_int64), bounded over the loops' ranges with the lets between
 // substituted.
 
 #include "analysis/Interval.h"
@@ -42,9 +42,9 @@ protected:
 
 private:
     bool always_true(const Expr &cond) {
-        Expr d = analysis::nonnegative_difference(cond);
+        // In 64 bits: the condition may hold constants near the ends of int32.
+        Expr d = nonnegative_difference_in_int64(substitute_lets(lets_, cond));
         if (!d.defined()) return false;
-        d = substitute_lets(lets_, d);
         d = analysis::simplify_index(d);
         int64_t lo, hi;
         if (analysis::const_bounds(d, lo, hi) && lo >= 0) return true;

@@ -223,6 +223,13 @@ private:
 
 }  // namespace
 
+std::set<std::string> index_lets(const Stmt &s) {
+    Classify c;
+    c.include(s);
+    c.finish();
+    return c.index_lets;
+}
+
 Stmt mark_index_arithmetic(Stmt s) {
     Classify c;
     c.include(s);

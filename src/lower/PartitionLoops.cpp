@@ -58,6 +58,12 @@ bool linear_in(const Expr &e, const std::string &v, int64_t &coef, Expr &rest) {
         rest = e;
         return true;
     }
+    // A variable widened to 64 bits (in_int64) is the variable.
+    if (const Cast *c = as<Cast>(e); c && as<Variable>(c->value) && as<Variable>(c->value)->name == v) {
+        coef = 1;
+        rest = IntImm::make(e.type(), 0);
+        return true;
+    }
     if (const Variable *x = as<Variable>(e)) {
         if (x->name != v) return false;
         coef = 1;
@@ -136,7 +142,7 @@ private:
 
 class FindGuards : public IRVisitor {
 public:
-    explicit FindGuards(const std::string &v) : v_(v) {}
+    FindGuards(const std::string &v, const Stmt &body) : v_(v), index_lets_(index_lets(body)) {}
     std::vector<Guard> guards;
     std::vector<Clamp> clamps;
     /** min(a, b) with a linear in the loop variable (a ShiftInwards base): the node, a,
@@ -154,20 +160,32 @@ public:
     using IRVisitor::include;
 
 protected:
+    // Clamps and ShiftInwards bases are peeled only where they compute coordinates (an
+    // index, a loop bound, a condition, or a let they flow into): there the arithmetic of
+    // the conditions solved for the steady state is coordinate arithmetic, which does not
+    // wrap; a min in a stored value may compute anything.
     void visit(const LetStmt *op) override {
-        include(op->value);
+        if (index_lets_.count(op->name)) index(op->value);
+        else include(op->value);
         defined.insert(op->name);
         lets_.emplace_back(op->name, op->value);
         include(op->body);
         lets_.pop_back();
     }
+    void visit(const Load *op) override { index(op->index); }
+    void visit(const Store *op) override {
+        include(op->value);
+        index(op->index);
+    }
     void visit(const Min *op) override {
-        if (const Max *inner = as<Max>(op->a)) clamp(op, inner->a, inner->b, op->b);
-        else shift_min(op);
+        if (in_index_ > 0) {
+            if (const Max *inner = as<Max>(op->a)) clamp(op, inner->a, inner->b, op->b);
+            else shift_min(op);
+        }
         IRVisitor::visit(op);
     }
     void visit(const Max *op) override {
-        if (const Min *inner = as<Min>(op->a)) clamp(op, inner->a, op->b, inner->b);
+        if (const Min *inner = as<Min>(op->a); inner && in_index_ > 0) clamp(op, inner->a, op->b, inner->b);
         IRVisitor::visit(op);
     }
     void visit(const For *op) override {
@@ -187,12 +205,20 @@ protected:
             const Expr c = substitute_lets(lets_, op->condition);
             if (uses_var(c, v_)) guards.push_back(Guard{op, c, loops_});
         }
-        IRVisitor::visit(op);
+        index(op->condition);
+        include(op->then_case);
+        include(op->else_case);
     }
     void visit(const Allocate *op) override { IRVisitor::visit(op); }
 
 
 private:
+    void index(const Expr &e) {
+        in_index_++;
+        include(e);
+        in_index_--;
+    }
+
     void shift_min(const Min *op) {
         if (op->type != Int(32)) return;
         const Expr a = substitute_lets(lets_, op->a), b = substitute_lets(lets_, op->b);
@@ -211,6 +237,8 @@ private:
     }
 
     const std::string &v_;
+    const std::set<std::string> index_lets_;
+    int in_index_ = 0;
     std::vector<std::pair<std::string, Expr>> lets_;
     std::vector<std::pair<std::string, Interval>> loops_;
 };
@@ -273,14 +301,15 @@ protected:
     Stmt visit(const For *op, const Stmt &self) override {
         if (op->for_type == ForType::Vectorized || op->for_type == ForType::Unrolled || op->min.type() != Int(32))
             return IRMutator::visit(op, self);
-        FindGuards find(op->name);
+        FindGuards find(op->name, op->body);
         find.include(op->body);
         Expr lo, hi;  // the steady state is [lo, hi] (either side may be unbounded)
         // Narrows [lo, hi] to where `condition` holds for every iteration of the inner
         // loops; false if the condition is not of a form that can be solved.
         auto holds_in_steady_state = [&](const Expr &condition, const std::vector<std::pair<std::string, Interval>> &inner,
                                          Expr &new_lo, Expr &new_hi) {
-            const Expr d = analysis::nonnegative_difference(condition);
+            // In 64 bits: the condition may hold constants near the ends of int32.
+            const Expr d = nonnegative_difference_in_int64(condition);
             int64_t coef;
             Expr rest;
             if (!d.defined() || !linear_in(d, op->name, coef, rest) || coef == 0) return false;
@@ -292,10 +321,11 @@ protected:
                 if (uses_var(r.min, name)) return false;  // not known outside the loop
             if (coef > 0) {
                 // v >= ceil(-rmin / coef) = -floor(rmin / coef)
-                Expr bound = Sub::make(IntImm::make(Int(32), 0), floor_div(r.min, coef));
+                Expr bound = saturate_to_int32(
+                    analysis::simplify_index(Sub::make(IntImm::make(Int(64), 0), floor_div(r.min, coef))));
                 new_lo = new_lo.defined() ? Max::make(new_lo, bound) : bound;
             } else {
-                Expr bound = floor_div(r.min, -coef);
+                Expr bound = saturate_to_int32(analysis::simplify_index(floor_div(r.min, -coef)));
                 new_hi = new_hi.defined() ? Min::make(new_hi, bound) : bound;
             }
             return true;

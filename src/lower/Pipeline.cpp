@@ -3,6 +3,10 @@
 
 #include "lower/Pipeline.h"
 
+#include <cstdint>
+
+#include "ir/Substitute.h"
+
 namespace tessera::lower {
 
 using namespace ir;
@@ -62,6 +66,73 @@ Expr buffer_extent(const std::string &b, int dim) {
 }
 Expr buffer_stride(const std::string &b, int dim) {
     return Variable::make(Int(64), b + ".stride." + std::to_string(dim));
+}
+
+Expr in_int64(const Expr &e) {
+    if (e.type() != Int(32)) return e;
+    if (const IntImm *c = as<IntImm>(e)) return IntImm::make(Int(64), c->value);
+    if (reads_memory(e)) return Cast::make(Int(64), e);
+    if (const Add *op = as<Add>(e)) return Add::make(in_int64(op->a), in_int64(op->b));
+    if (const Sub *op = as<Sub>(e)) return Sub::make(in_int64(op->a), in_int64(op->b));
+    if (const Mul *op = as<Mul>(e)) return Mul::make(in_int64(op->a), in_int64(op->b));
+    if (const Div *op = as<Div>(e)) return Div::make(in_int64(op->a), in_int64(op->b));
+    if (const Mod *op = as<Mod>(e)) return Mod::make(in_int64(op->a), in_int64(op->b));
+    if (const Min *op = as<Min>(e)) return Min::make(in_int64(op->a), in_int64(op->b));
+    if (const Max *op = as<Max>(e)) return Max::make(in_int64(op->a), in_int64(op->b));
+    if (const Select *op = as<Select>(e))
+        return Select::make(op->condition, in_int64(op->true_value), in_int64(op->false_value));
+    return Cast::make(Int(64), e);
+}
+
+Expr nonnegative_difference_in_int64(const Expr &cond) {
+    Expr a, b;
+    int64_t strict = 0;
+    switch (cond->kind) {
+    case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
+    case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
+    case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
+    case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
+    default: return Expr();
+    }
+    if (a.type() != Int(32)) return Expr();
+    return Sub::make(Sub::make(in_int64(b), in_int64(a)), IntImm::make(Int(64), strict));
+}
+
+namespace {
+
+/** The int64 expression e computed in int32, when that is coordinate arithmetic: widened
+ * int32 values and constants of at most 2^20 in magnitude, combined by +, -, *, /, %, min,
+ * max and select. Undefined otherwise. */
+Expr narrowed(const Expr &e) {
+    constexpr int64_t kSmall = int64_t(1) << 20;
+    if (const IntImm *c = as<IntImm>(e)) return c->value >= -kSmall && c->value <= kSmall ? IntImm::make(Int(32), c->value) : Expr();
+    if (const Cast *c = as<Cast>(e)) return c->value.type() == Int(32) ? c->value : Expr();
+    auto both = [&](const Expr &a, const Expr &b, auto make) -> Expr {
+        Expr x = narrowed(a), y = x.defined() ? narrowed(b) : Expr();
+        return y.defined() ? make(x, y) : Expr();
+    };
+    if (const Add *op = as<Add>(e)) return both(op->a, op->b, [](Expr x, Expr y) { return Add::make(x, y); });
+    if (const Sub *op = as<Sub>(e)) return both(op->a, op->b, [](Expr x, Expr y) { return Sub::make(x, y); });
+    if (const Mul *op = as<Mul>(e)) return both(op->a, op->b, [](Expr x, Expr y) { return Mul::make(x, y); });
+    if (const Div *op = as<Div>(e)) return both(op->a, op->b, [](Expr x, Expr y) { return Div::make(x, y); });
+    if (const Mod *op = as<Mod>(e)) return both(op->a, op->b, [](Expr x, Expr y) { return Mod::make(x, y); });
+    if (const Min *op = as<Min>(e)) return both(op->a, op->b, [](Expr x, Expr y) { return Min::make(x, y); });
+    if (const Max *op = as<Max>(e)) return both(op->a, op->b, [](Expr x, Expr y) { return Max::make(x, y); });
+    if (const Select *op = as<Select>(e))
+        return both(op->true_value, op->false_value, [&](Expr x, Expr y) { return Select::make(op->condition, x, y); });
+    return Expr();
+}
+
+}  // namespace
+
+Expr saturate_to_int32(const Expr &e) {
+    if (e.type() == Int(32)) return e;
+    // Coordinate arithmetic with small constants stays in int32: it does not leave the
+    // range (src/lower/MarkIndexArithmetic.cpp); a constant near the ends of int32 makes
+    // the bound exact in 64 bits and saturated.
+    if (Expr n = narrowed(e); n.defined()) return n;
+    const Expr lo = IntImm::make(Int(64), int64_t(INT32_MIN) + 1), hi = IntImm::make(Int(64), int64_t(INT32_MAX) - 1);
+    return Cast::make(Int(32), Max::make(Min::make(e, hi), lo));
 }
 
 }  // namespace tessera::lower

@@ -3,6 +3,7 @@
 // definitions after wrappers and inlining.
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +77,24 @@ TailStrategy resolve_tail(const FuncPlan &p, int stage, const ir::Split &s, bool
 /** Whether the pure definition's loops over `var` compute past the region required of
  * them (a RoundUp or ShiftInwards split of `var` or of a loop made from it). */
 bool computes_past_region(const FuncPlan &p, const std::string &var);
+
+/** An int32 value computed in int64, where its arithmetic cannot wrap: the arithmetic of
+ * coordinates (+, -, *, /, %, min, max, select of variables and constants, which lowering
+ * assumes does not leave int32: src/lower/MarkIndexArithmetic.cpp) is done in 64 bits, and
+ * anything computed from memory, whose arithmetic wraps as the algorithm says, is computed
+ * in 32 bits and widened. */
+Expr in_int64(const Expr &e);
+
+/** An int32 comparison a < b, a <= b, a > b or a >= b as the int64 difference that it
+ * states is non-negative (b - a - 1 for a < b, b - a for a <= b, and the mirror images),
+ * with a and b in_int64: a bound derived from it cannot wrap when the comparison holds
+ * constants near the ends of int32. Undefined for any other condition. */
+Expr nonnegative_difference_in_int64(const Expr &condition);
+
+/** An int64 bound back in int32: coordinate arithmetic with small constants is computed in
+ * int32 again; anything else is saturated to [INT32_MIN + 1, INT32_MAX - 1] (for an int32
+ * loop variable a bound beyond is as good as that one, and +1 or -1 of it cannot wrap). */
+Expr saturate_to_int32(const Expr &e);
 
 /** Buffer descriptor variables of a pipeline argument or allocation (src/ir/LoweredPipeline.h). */
 Expr buffer_min(const std::string &buffer, int dim);
@@ -183,6 +202,10 @@ ir::Stmt extend_let_scopes(ir::Stmt s);
  * a load: no store to its buffer in between) is bound once by a let (names must be bound
  * once; src/lower/CommonSubexpressions.cpp). */
 ir::Stmt common_subexpressions(ir::Stmt s);
+
+/** The lets of s whose values flow into indices, loop bounds, allocation extents or
+ * conditions: the lets of coordinates. */
+std::set<std::string> index_lets(const ir::Stmt &s);
 
 /** Marks the index arithmetic that lowering assumes stays in the int32 range
  * (Add/Sub/Mul::no_overflow; src/lower/MarkIndexArithmetic.cpp). */

@@ -65,9 +65,9 @@ protected:
 
 private:
     Expr condition_for_all(const Expr &cond) {
-        Expr d = analysis::nonnegative_difference(cond);
+        // In 64 bits: the condition may hold constants near the ends of int32.
+        Expr d = nonnegative_difference_in_int64(substitute_lets(lets_, cond));
         if (!d.defined()) return Expr();
-        d = substitute_lets(lets_, d);
         analysis::Scope scope;
         for (auto &[name, iv] : loops_) scope.push(name, iv);
         Interval r = analysis::bounds_of_expr(analysis::simplify_index(d), scope);
@@ -75,7 +75,8 @@ private:
         for (const std::string &v : inner_)
             if (uses_var(r.min, v)) return Expr();
         if (reads_memory(r.min)) return Expr();
-        return GE::make(analysis::simplify_index(r.min), IntImm::make(Int(32), 0));
+        // (Saturating to int32 keeps the sign.)
+        return GE::make(saturate_to_int32(analysis::simplify_index(r.min)), IntImm::make(Int(32), 0));
     }
 
     std::vector<std::pair<std::string, Expr>> lets_;

@@ -422,3 +422,18 @@ TEST(Schedule, BoundaryConditionsAroundVectorLoops) {
         }
     }
 }
+
+TEST(Schedule, PartitionBoundsDoNotWrap) {
+    // The value min(x, -2147483647) peels like the base of a ShiftInwards split; the steady
+    // state's bound, x <= -2147483647 for x = f.min + xo * 8 + 7, is computed from it: in
+    // 32 bits, -2147483647 - f.min - 7 wrapped to a large positive bound, the steady state
+    // took every iteration and the min was dropped (found by the schedule fuzzer).
+    Buffer<int32_t> in = input_2d(20, 1);
+    Var x("x"), y("y");
+    Func f("f"), g("g");
+    f(x) = select(x != 0, min(x, Expr(-2147483647)), x + 2) + in(clamp(x, 0, 19), 0);
+    f(x) += 1;
+    f.compute_root().vectorize(x, 8);
+    g(x, y) = f(x % 3) + f(x);
+    expect_matches(g, {0, 0}, {9, 2}, "a peeled min whose bound is near INT32_MIN");
+}
