@@ -20,7 +20,11 @@
 // Every failure prints the program, the schedule and the seed that reproduces it. To narrow
 // one down, TESSERA_SCHEDULE_FUZZ_DROP=3,5 leaves out directives 3 and 5 (numbered in the
 // order the schedule lists them) and TESSERA_SCHEDULE_FUZZ_STMT=file writes the lowered
-// statement of the (single) schedule run.
+// statement of the (single) schedule run. TESSERA_SCHEDULE_FUZZ_PROPHECY=1 also runs every
+// matching schedule's lowered code in the IR interpreter with the prophecy check
+// (src/semantics/Prophecy.h): a wrong value is then traced to the first store that differs
+// from the reference, and a window that only the C compiler gets wrong is told apart from a
+// lowering bug.
 
 #include <gtest/gtest.h>
 
@@ -356,8 +360,20 @@ void fuzz_one(uint64_t seed, Tally &tally) {
     }
     const std::string diff = compare_window(compiled.result, reference.result, p.mins, p.extents);
     if (!diff.empty()) {
-        report("differs from the reference: " + diff);
+        std::string traced;
+        if (std::getenv("TESSERA_SCHEDULE_FUZZ_PROPHECY")) {
+            const std::string prophecy = prophecy_check(p.output, p.mins, p.extents, 20000000);
+            traced = "\nthe IR interpreter with the prophecy check: " + (prophecy.empty() ? "matches" : prophecy);
+        }
+        report("differs from the reference: " + diff + traced);
         return;
+    }
+    if (std::getenv("TESSERA_SCHEDULE_FUZZ_PROPHECY")) {
+        const std::string prophecy = prophecy_check(p.output, p.mins, p.extents, 20000000);
+        if (!prophecy.empty() && prophecy != "skipped") {
+            report("the compiled window matches, but the IR interpreter with the prophecy check fails: " + prophecy);
+            return;
+        }
     }
     tally.matched++;
 }
