@@ -33,8 +33,9 @@
 //     variables, and asks `const_bounds` (Interval.h), which is exact under wrap-around:
 //     it computes the mathematical result of every operation in 128 bits and answers with
 //     the type's full range whenever a result might not fit. Inside `if (c)`, the
-//     comparisons of a variable with a constant that c states narrow the variable's bounds
-//     in the then branch. These follow the scopes of statements.
+//     comparisons of a variable with a constant that c states (its inequalities,
+//     src/analysis/Inequality.h) narrow the variable's bounds in the then branch. These
+//     follow the scopes of statements.
 //   * Lets: a let of a constant or a variable is substituted into its body, unless the
 //     body rebinds that variable's name (substitution would capture it); a let whose
 //     variable is unused is dropped (values have no side effects). For statements, uses in
@@ -330,6 +331,7 @@
 #include <vector>
 
 #include "analysis/ConstMath.h"
+#include "analysis/Inequality.h"
 #include "analysis/SimplifyRules.h"
 #include "ir/Check.h"
 #include "ir/IRMutator.h"
@@ -1005,50 +1007,25 @@ private:
         else bounds_.erase(s.name);
     }
 
-    /** Narrow variable bounds with facts implied by a true condition. */
+    /** Narrows the bounds of variables by the comparisons that a true condition states
+     * between a variable and a constant (the simplifier writes constants on the right). */
     void learn(const Expr &c) {
-        if (const auto *a = as<And>(c)) {
-            learn(a->a);
-            learn(a->b);
-            return;
+        for (const Comparison &cmp : comparisons_of(c)) {
+            const auto *v = as<Variable>(cmp.a);
+            i128 k;
+            if (!v || !cmp.a.type().is_scalar() || !const_int(cmp.b, k)) continue;
+            i128 lo, hi;
+            if (!cbounds(cmp.a, lo, hi)) {
+                lo = type_min(cmp.a.type());
+                hi = type_max(cmp.a.type());
+            }
+            for (const Inequality &q : cmp) {
+                if (q.lesser.same_as(cmp.a)) hi = std::min(hi, k - q.gap);  // v + gap <= k
+                else lo = std::max(lo, k + q.gap);                          // k + gap <= v
+            }
+            if (lo > hi) continue;  // an unreachable branch; nothing useful to record
+            push_bounds(v->name, true, lo, hi);
         }
-        Expr x, k;
-        ExprKind kind;
-        switch (c->kind) {
-#define TESSERA_LEARN(N)                                  \
-    case ExprKind::N:                                     \
-        x = static_cast<const N *>(c.get())->a;           \
-        k = static_cast<const N *>(c.get())->b;           \
-        kind = ExprKind::N;                               \
-        break;
-            TESSERA_LEARN(LT)
-            TESSERA_LEARN(LE)
-            TESSERA_LEARN(GT)
-            TESSERA_LEARN(GE)
-            TESSERA_LEARN(EQ)
-#undef TESSERA_LEARN
-        default: return;
-        }
-        const auto *v = as<Variable>(x);
-        i128 kv;
-        if (!v || !x.type().is_scalar() || !is_integer_type(x.type()) || !const_int(k, kv)) return;
-        i128 lo, hi;
-        if (!cbounds(x, lo, hi)) {
-            lo = type_min(x.type());
-            hi = type_max(x.type());
-        }
-        switch (kind) {
-        case ExprKind::LT: hi = std::min(hi, kv - 1); break;
-        case ExprKind::LE: hi = std::min(hi, kv); break;
-        case ExprKind::GT: lo = std::max(lo, kv + 1); break;
-        case ExprKind::GE: lo = std::max(lo, kv); break;
-        default:
-            lo = std::max(lo, kv);
-            hi = std::min(hi, kv);
-            break;
-        }
-        if (lo > hi) return;  // an unreachable branch; nothing useful to record
-        push_bounds(v->name, true, lo, hi);
     }
 
     bool cbounds(const Expr &e, i128 &lo, i128 &hi) {
