@@ -26,21 +26,17 @@ std::vector<Expr> conjuncts(const Expr &c) {
 }
 
 bool as_comparison(const Expr &c, Comparison &out) {
-    Expr a, b;
     switch (c->kind) {
-#define TESSERA_OPERANDS(N)                  \
-    case ExprKind::N:                        \
-        a = static_cast<const N *>(c.get())->a; \
-        b = static_cast<const N *>(c.get())->b; \
-        break;
-        TESSERA_OPERANDS(LT)
-        TESSERA_OPERANDS(LE)
-        TESSERA_OPERANDS(GT)
-        TESSERA_OPERANDS(GE)
-        TESSERA_OPERANDS(EQ)
-#undef TESSERA_OPERANDS
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::EQ: break;
     default: return false;
     }
+    const Expr *pa, *pb;
+    detail::binary_operands(c, pa, pb);
+    const Expr &a = *pa, &b = *pb;
     // The gap form holds for integers only: a < b is not a + 1 <= b for floats.
     if (!a.type().element_of().is_integer()) return false;
     out.a = a;

@@ -423,23 +423,10 @@ private:
 
     Interval visit_arith(const Expr &e) {
         Type t = e.type().element_of();
-        Expr ea, eb;
-        switch (e->kind) {
-#define TESSERA_OPERANDS(N)                  \
-    case ExprKind::N:                        \
-        ea = static_cast<const N *>(e.get())->a; \
-        eb = static_cast<const N *>(e.get())->b; \
-        break;
-            TESSERA_OPERANDS(Add)
-            TESSERA_OPERANDS(Sub)
-            TESSERA_OPERANDS(Mul)
-            TESSERA_OPERANDS(Div)
-            TESSERA_OPERANDS(Mod)
-            TESSERA_OPERANDS(Min)
-            TESSERA_OPERANDS(Max)
-#undef TESSERA_OPERANDS
-        default: TESSERA_INTERNAL_ERROR("visit_arith");
-        }
+        const Expr *pa, *pb;
+        const bool binary = detail::binary_operands(e, pa, pb);
+        TESSERA_INTERNAL_ASSERT(binary, "visit_arith");
+        const Expr &ea = *pa, &eb = *pb;
         if (e->kind == ExprKind::Sub && !t.is_float() && equal(ea, eb)) {
             return point(make_const(t, 0));  // x - x is 0 whatever x is (no dependency problem)
         }
@@ -611,22 +598,10 @@ private:
     // -----------------------------------------------------------------------------------
 
     Interval visit_cmp(const Expr &e) {
-        Expr ea, eb;
-        switch (e->kind) {
-#define TESSERA_OPERANDS(N)                  \
-    case ExprKind::N:                        \
-        ea = static_cast<const N *>(e.get())->a; \
-        eb = static_cast<const N *>(e.get())->b; \
-        break;
-            TESSERA_OPERANDS(EQ)
-            TESSERA_OPERANDS(NE)
-            TESSERA_OPERANDS(LT)
-            TESSERA_OPERANDS(LE)
-            TESSERA_OPERANDS(GT)
-            TESSERA_OPERANDS(GE)
-#undef TESSERA_OPERANDS
-        default: TESSERA_INTERNAL_ERROR("visit_cmp");
-        }
+        const Expr *pa, *pb;
+        const bool binary = detail::binary_operands(e, pa, pb);
+        TESSERA_INTERNAL_ASSERT(binary, "visit_cmp");
+        const Expr &ea = *pa, &eb = *pb;
         Interval a = get(ea), b = get(eb);
         Interval both = type_range(Bool());
         if (a.is_single_point() && b.is_single_point()) {
@@ -1139,30 +1114,11 @@ private:
     int budget_ = 512;
 
     static void operands(const Expr &e, Expr &a, Expr &b) {
-        switch (e->kind) {
-#define TESSERA_OPERANDS(N)                      \
-    case ExprKind::N:                            \
-        a = static_cast<const N *>(e.get())->a;  \
-        b = static_cast<const N *>(e.get())->b;  \
-        return;
-            TESSERA_OPERANDS(Add)
-            TESSERA_OPERANDS(Sub)
-            TESSERA_OPERANDS(Mul)
-            TESSERA_OPERANDS(Div)
-            TESSERA_OPERANDS(Mod)
-            TESSERA_OPERANDS(Min)
-            TESSERA_OPERANDS(Max)
-            TESSERA_OPERANDS(EQ)
-            TESSERA_OPERANDS(NE)
-            TESSERA_OPERANDS(LT)
-            TESSERA_OPERANDS(LE)
-            TESSERA_OPERANDS(GT)
-            TESSERA_OPERANDS(GE)
-            TESSERA_OPERANDS(And)
-            TESSERA_OPERANDS(Or)
-#undef TESSERA_OPERANDS
-        default: TESSERA_INTERNAL_ERROR("not a binary node");
-        }
+        const Expr *x, *y;
+        const bool binary = detail::binary_operands(e, x, y);
+        TESSERA_INTERNAL_ASSERT(binary, "not a binary node");
+        a = *x;
+        b = *y;
     }
 };
 

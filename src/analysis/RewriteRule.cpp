@@ -121,33 +121,6 @@ struct Match {
 
 constexpr unsigned kTypeSlotBit = 1u << 7;
 
-bool binary_operands(const Expr &e, const Expr *&a, const Expr *&b) {
-    switch (e->kind) {
-#define TESSERA_OPERANDS(N)                        \
-    case ExprKind::N:                              \
-        a = &static_cast<const N *>(e.get())->a;   \
-        b = &static_cast<const N *>(e.get())->b;   \
-        return true;
-        TESSERA_OPERANDS(Add)
-        TESSERA_OPERANDS(Sub)
-        TESSERA_OPERANDS(Mul)
-        TESSERA_OPERANDS(Div)
-        TESSERA_OPERANDS(Mod)
-        TESSERA_OPERANDS(Min)
-        TESSERA_OPERANDS(Max)
-        TESSERA_OPERANDS(EQ)
-        TESSERA_OPERANDS(NE)
-        TESSERA_OPERANDS(LT)
-        TESSERA_OPERANDS(LE)
-        TESSERA_OPERANDS(GT)
-        TESSERA_OPERANDS(GE)
-        TESSERA_OPERANDS(And)
-        TESSERA_OPERANDS(Or)
-#undef TESSERA_OPERANDS
-    default: return false;
-    }
-}
-
 bool bind_const(int slot, i128 v, const Expr *e, Match &m) {
     const unsigned bit = 1u << (4 + slot);
     if (m.bound & bit) return m.cval[slot] == v;
@@ -235,7 +208,7 @@ bool match(const Node &n, const Expr &e, Match &m) {
     }
     default: {
         const Expr *a, *b;
-        return binary_operands(e, a, b) && match(*n.kids[0], *a, m) && match(*n.kids[1], *b, m);
+        return detail::binary_operands(e, a, b) && match(*n.kids[0], *a, m) && match(*n.kids[1], *b, m);
     }
     }
 }
@@ -308,7 +281,7 @@ bool decide(ExprKind k, i128 a, i128 b) {
     while (n > 0 && budget-- > 0) {
         const Expr *c = todo[--n];
         const Expr *a, *b;
-        if ((*c)->kind == m.op && binary_operands(*c, a, b)) {
+        if ((*c)->kind == m.op && detail::binary_operands(*c, a, b)) {
             todo[n++] = a;
             todo[n++] = b;
         } else if (same_tree(*c, y)) {

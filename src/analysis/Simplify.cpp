@@ -1138,17 +1138,23 @@ private:
         return Expr();
     }
 
+    /** A Ramp plus or minus a Broadcast or a Ramp, as a Ramp (lane i of both sides is ≡ as a
+     * polynomial in i); undefined for other operands. */
+    Expr ramp_sum(ExprKind op, const Expr &a, const Expr &b) {
+        const auto *r = as<Ramp>(a);
+        if (!r) return Expr();
+        if (const auto *bb = as<Broadcast>(b)) return Ramp::make(make_binary(op, r->base, bb->value), r->stride, r->lanes);
+        if (const auto *r2 = as<Ramp>(b))
+            return make_ramp(make_binary(op, r->base, r2->base), make_binary(op, r->stride, r2->stride), r->lanes);
+        return Expr();
+    }
+
     Expr mk_add(const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
         if (Expr f = fold(ExprKind::Add, a, b); f.defined()) return f;
         if (!is_integer_type(a.type())) return plain<Add>(a, b, orig);
         if (!too_deep()) {
-            if (const auto *r = as<Ramp>(a)) {
-                if (const auto *bb = as<Broadcast>(b))
-                    return Ramp::make(mk_add(r->base, bb->value), r->stride, r->lanes);
-                if (const auto *r2 = as<Ramp>(b))
-                    return make_ramp(mk_add(r->base, r2->base), mk_add(r->stride, r2->stride), r->lanes);
-            }
+            if (Expr r = ramp_sum(ExprKind::Add, a, b); r.defined()) return r;
             if (as<Broadcast>(a) && as<Ramp>(b)) return mk_add(b, a);
         }
         return binary_rules<Add>(rules_.add, a, b, orig);
@@ -1159,12 +1165,7 @@ private:
         if (Expr f = fold(ExprKind::Sub, a, b); f.defined()) return f;
         if (!is_integer_type(a.type())) return plain<Sub>(a, b, orig);
         if (!too_deep()) {
-            if (const auto *r = as<Ramp>(a)) {
-                if (const auto *bb = as<Broadcast>(b))
-                    return Ramp::make(mk_sub(r->base, bb->value), r->stride, r->lanes);
-                if (const auto *r2 = as<Ramp>(b))
-                    return make_ramp(mk_sub(r->base, r2->base), mk_sub(r->stride, r2->stride), r->lanes);
-            }
+            if (Expr r = ramp_sum(ExprKind::Sub, a, b); r.defined()) return r;
             if (const auto *r = as<Ramp>(b)) {
                 if (const auto *ba = as<Broadcast>(a))
                     return make_ramp(mk_sub(ba->value, r->base), mk_sub(make_const(r->stride.type(), 0), r->stride),
