@@ -37,7 +37,7 @@ bool constant_valued(TermKind k) {
     }
 }
 
-Term node(TermKind kind, std::vector<NodePtr> kids, ExprKind op = ExprKind::Add) {
+std::shared_ptr<Node> new_node(TermKind kind, std::vector<NodePtr> kids, ExprKind op = ExprKind::Add) {
     auto n = std::make_shared<Node>();
     n->kind = kind;
     n->op = op;
@@ -47,17 +47,20 @@ Term node(TermKind kind, std::vector<NodePtr> kids, ExprKind op = ExprKind::Add)
         n->constant = kind != TermKind::Wild;
         for (const NodePtr &k : n->kids) n->constant = n->constant && k->constant;
     }
-    return Term(std::move(n));
+    return n;
+}
+
+Term node(TermKind kind, std::vector<NodePtr> kids, ExprKind op = ExprKind::Add) {
+    return Term(new_node(kind, std::move(kids), op));
 }
 
 Term op_term(ExprKind op, std::vector<NodePtr> kids) { return node(TermKind::Op, std::move(kids), op); }
 
 Term leaf(TermKind kind, int slot, std::string name) {
-    Term t = node(kind, {});
-    auto *n = const_cast<Node *>(t.node.get());
+    auto n = new_node(kind, {});
     n->slot = uint8_t(slot);
     n->name = std::move(name);
-    return t;
+    return Term(std::move(n));
 }
 
 bool is_type_term(const Term &t) {
@@ -66,9 +69,9 @@ bool is_type_term(const Term &t) {
 }
 
 Term type_test(TypeTest test, const Term &t) {
-    Term r = node(TermKind::TypeTest, {t.node});
-    const_cast<Node *>(r.node.get())->test = test;
-    return r;
+    auto n = new_node(TermKind::TypeTest, {t.node});
+    n->test = test;
+    return Term(std::move(n));
 }
 
 bool is_comparison(ExprKind k) {
@@ -654,7 +657,11 @@ void check_terms(const Node &n, unsigned bound, const std::string &entry) {
 // =======================================================================================
 // Entries and tables
 
-Term::Term(int v) : Term(leaf(TermKind::Literal, 0, "")) { const_cast<Node *>(node.get())->value = v; }
+Term::Term(int v) {
+    auto n = new_node(TermKind::Literal, {});
+    n->value = v;
+    node = std::move(n);
+}
 
 Entry &Entry::on(std::initializer_list<ExprKind> kinds) {
     ops = 0;

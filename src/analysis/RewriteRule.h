@@ -69,7 +69,8 @@ struct Node {
     ir::ExprKind op = ir::ExprKind::Add;  // Op
     TypeTest test = TypeTest::Integer;    // TypeTest
     uint8_t slot = 0;                     // Wild, Const
-    bool constant = false;                // no Wild below: the term is a constant (or a predicate)
+    bool constant = false;                // a computed value (constants, bounds, tests), not an
+                                          // expression to match or to build
     int64_t value = 0;                    // Literal
     std::string name;                     // Wild, Const: the printed name
     std::vector<NodePtr> kids;
@@ -197,6 +198,7 @@ Term operator-(const Term &a, const Term &b);
 Term operator*(const Term &a, const Term &b);
 Term operator/(const Term &a, const Term &b);
 Term operator%(const Term &a, const Term &b);
+/** On type terms (type(x), T, U), == compares the types. */
 Term operator==(const Term &a, const Term &b);
 Term operator!=(const Term &a, const Term &b);
 Term operator<(const Term &a, const Term &b);
@@ -210,7 +212,6 @@ Term min(const Term &a, const Term &b);
 Term max(const Term &a, const Term &b);
 Term select(const Term &c, const Term &a, const Term &b);
 Term cast(const Term &type, const Term &v);
-// (== on type terms compares the types.)
 /** `cmp(a, b)`: the comparison the entry matched, applied to a and b. */
 Term cmp(const Term &a, const Term &b);
 
