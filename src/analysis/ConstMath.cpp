@@ -182,6 +182,26 @@ private:
 };
 }  // namespace
 
+Expr make_binary(ExprKind op, const Expr &a, const Expr &b) {
+    switch (op) {
+    case ExprKind::Add: return Add::make(a, b);
+    case ExprKind::Sub: return Sub::make(a, b);
+    case ExprKind::Mul: return Mul::make(a, b);
+    case ExprKind::Div: return Div::make(a, b);
+    case ExprKind::Mod: return Mod::make(a, b);
+    case ExprKind::Min: return Min::make(a, b);
+    case ExprKind::Max: return Max::make(a, b);
+    case ExprKind::EQ: return EQ::make(a, b);
+    case ExprKind::NE: return NE::make(a, b);
+    case ExprKind::LT: return LT::make(a, b);
+    case ExprKind::LE: return LE::make(a, b);
+    case ExprKind::GT: return GT::make(a, b);
+    case ExprKind::GE: return GE::make(a, b);
+    case ExprKind::And: return And::make(a, b);
+    default: return Or::make(a, b);
+    }
+}
+
 int expr_size(const Expr &e, int limit) {
     SizeCounter c(limit);
     c.include_expr(e);

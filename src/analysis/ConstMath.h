@@ -51,6 +51,39 @@ inline bool is_pow2(i128 v) { return v > 0 && (v & (v - 1)) == 0; }
 /** Checked multiplication; false on 128-bit overflow. */
 bool mul_checked(i128 a, i128 b, i128 &r);
 
+/** The operands of a binary operator node (+ - * / % min max, the comparisons, && ||);
+ * false for any other node. (Inline: the rule matcher asks for every node it looks into.) */
+inline bool binary_operands(const Expr &e, const Expr *&a, const Expr *&b) {
+    switch (e->kind) {
+#define TESSERA_OPERANDS(N)                        \
+    case ir::ExprKind::N:                          \
+        a = &static_cast<const ir::N *>(e.get())->a; \
+        b = &static_cast<const ir::N *>(e.get())->b; \
+        return true;
+        TESSERA_OPERANDS(Add)
+        TESSERA_OPERANDS(Sub)
+        TESSERA_OPERANDS(Mul)
+        TESSERA_OPERANDS(Div)
+        TESSERA_OPERANDS(Mod)
+        TESSERA_OPERANDS(Min)
+        TESSERA_OPERANDS(Max)
+        TESSERA_OPERANDS(EQ)
+        TESSERA_OPERANDS(NE)
+        TESSERA_OPERANDS(LT)
+        TESSERA_OPERANDS(LE)
+        TESSERA_OPERANDS(GT)
+        TESSERA_OPERANDS(GE)
+        TESSERA_OPERANDS(And)
+        TESSERA_OPERANDS(Or)
+#undef TESSERA_OPERANDS
+    default: return false;
+    }
+}
+
+/** The binary operator node op(a, b), for the kinds binary_operands takes apart (built as
+ * is, not simplified). */
+Expr make_binary(ir::ExprKind op, const Expr &a, const Expr &b);
+
 /** Number of nodes of an expression, counting at most up to `limit`. */
 int expr_size(const Expr &e, int limit);
 

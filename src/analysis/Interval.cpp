@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "analysis/ConstMath.h"
+#include "analysis/Inequality.h"
 #include "analysis/Simplify.h"
 #include "ir/Check.h"
 #include "ir/IREquality.h"
@@ -422,23 +423,10 @@ private:
 
     Interval visit_arith(const Expr &e) {
         Type t = e.type().element_of();
-        Expr ea, eb;
-        switch (e->kind) {
-#define TESSERA_OPERANDS(N)                  \
-    case ExprKind::N:                        \
-        ea = static_cast<const N *>(e.get())->a; \
-        eb = static_cast<const N *>(e.get())->b; \
-        break;
-            TESSERA_OPERANDS(Add)
-            TESSERA_OPERANDS(Sub)
-            TESSERA_OPERANDS(Mul)
-            TESSERA_OPERANDS(Div)
-            TESSERA_OPERANDS(Mod)
-            TESSERA_OPERANDS(Min)
-            TESSERA_OPERANDS(Max)
-#undef TESSERA_OPERANDS
-        default: TESSERA_INTERNAL_ERROR("visit_arith");
-        }
+        const Expr *pa, *pb;
+        const bool binary = detail::binary_operands(e, pa, pb);
+        TESSERA_INTERNAL_ASSERT(binary, "visit_arith");
+        const Expr &ea = *pa, &eb = *pb;
         if (e->kind == ExprKind::Sub && !t.is_float() && equal(ea, eb)) {
             return point(make_const(t, 0));  // x - x is 0 whatever x is (no dependency problem)
         }
@@ -610,22 +598,10 @@ private:
     // -----------------------------------------------------------------------------------
 
     Interval visit_cmp(const Expr &e) {
-        Expr ea, eb;
-        switch (e->kind) {
-#define TESSERA_OPERANDS(N)                  \
-    case ExprKind::N:                        \
-        ea = static_cast<const N *>(e.get())->a; \
-        eb = static_cast<const N *>(e.get())->b; \
-        break;
-            TESSERA_OPERANDS(EQ)
-            TESSERA_OPERANDS(NE)
-            TESSERA_OPERANDS(LT)
-            TESSERA_OPERANDS(LE)
-            TESSERA_OPERANDS(GT)
-            TESSERA_OPERANDS(GE)
-#undef TESSERA_OPERANDS
-        default: TESSERA_INTERNAL_ERROR("visit_cmp");
-        }
+        const Expr *pa, *pb;
+        const bool binary = detail::binary_operands(e, pa, pb);
+        TESSERA_INTERNAL_ASSERT(binary, "visit_cmp");
+        const Expr &ea = *pa, &eb = *pb;
         Interval a = get(ea), b = get(eb);
         Interval both = type_range(Bool());
         if (a.is_single_point() && b.is_single_point()) {
@@ -1138,30 +1114,11 @@ private:
     int budget_ = 512;
 
     static void operands(const Expr &e, Expr &a, Expr &b) {
-        switch (e->kind) {
-#define TESSERA_OPERANDS(N)                      \
-    case ExprKind::N:                            \
-        a = static_cast<const N *>(e.get())->a;  \
-        b = static_cast<const N *>(e.get())->b;  \
-        return;
-            TESSERA_OPERANDS(Add)
-            TESSERA_OPERANDS(Sub)
-            TESSERA_OPERANDS(Mul)
-            TESSERA_OPERANDS(Div)
-            TESSERA_OPERANDS(Mod)
-            TESSERA_OPERANDS(Min)
-            TESSERA_OPERANDS(Max)
-            TESSERA_OPERANDS(EQ)
-            TESSERA_OPERANDS(NE)
-            TESSERA_OPERANDS(LT)
-            TESSERA_OPERANDS(LE)
-            TESSERA_OPERANDS(GT)
-            TESSERA_OPERANDS(GE)
-            TESSERA_OPERANDS(And)
-            TESSERA_OPERANDS(Or)
-#undef TESSERA_OPERANDS
-        default: TESSERA_INTERNAL_ERROR("not a binary node");
-        }
+        const Expr *x, *y;
+        const bool binary = detail::binary_operands(e, x, y);
+        TESSERA_INTERNAL_ASSERT(binary, "not a binary node");
+        a = *x;
+        b = *y;
     }
 };
 
@@ -1199,64 +1156,37 @@ bool mentions(const Expr &e, const std::string &name) {
     return f.found;
 }
 
-void collect_conjuncts(const Expr &c, std::vector<Expr> &out) {
-    if (const And *a = as<And>(c)) {
-        collect_conjuncts(a->a, out);
-        collect_conjuncts(a->b, out);
-    } else {
-        out.push_back(c);
-    }
-}
-
 }  // namespace
 
 std::vector<std::pair<std::string, Interval>> narrow_by_condition(const Expr &condition, const Scope &scope) {
-    std::vector<Expr> conjuncts;
-    collect_conjuncts(condition, conjuncts);
     std::map<std::string, Interval> narrowed;
-    for (const Expr &c : conjuncts) {
-        // Normalise to `v op e`, op one of < <= > >= ==.
-        ExprKind k = c->kind;
-        Expr a, b;
-        switch (k) {
-        case ExprKind::LT: a = as<LT>(c)->a, b = as<LT>(c)->b; break;
-        case ExprKind::LE: a = as<LE>(c)->a, b = as<LE>(c)->b; break;
-        case ExprKind::GT: a = as<GT>(c)->a, b = as<GT>(c)->b; break;
-        case ExprKind::GE: a = as<GE>(c)->a, b = as<GE>(c)->b; break;
-        case ExprKind::EQ: a = as<EQ>(c)->a, b = as<EQ>(c)->b; break;
-        default: continue;
-        }
-        const Variable *v = as<Variable>(a);
+    for (const Comparison &c : comparisons_of(condition)) {
+        // The variable narrowed: the left operand if it is in scope, else the right one;
+        // e is the other operand.
+        const Expr *var = &c.a, *e = &c.b;
+        const Variable *v = as<Variable>(*var);
         if (!v || !scope.contains(v->name)) {
-            v = as<Variable>(b);
+            std::swap(var, e);
+            v = as<Variable>(*var);
             if (!v || !scope.contains(v->name)) continue;
-            std::swap(a, b);
-            switch (k) {  // e op v  ==  v op' e
-            case ExprKind::LT: k = ExprKind::GT; break;
-            case ExprKind::LE: k = ExprKind::GE; break;
-            case ExprKind::GT: k = ExprKind::LT; break;
-            case ExprKind::GE: k = ExprKind::LE; break;
-            default: break;
-            }
         }
-        const Type t = a.type();
-        if (!(t == Int(32) || t == Int(64)) || mentions(b, v->name)) continue;
+        const Type t = var->type();
+        if (!(t == Int(32) || t == Int(64)) || mentions(*e, v->name)) continue;
         auto it = narrowed.find(v->name);
         Interval cur = it != narrowed.end() ? it->second : *scope.lookup(v->name);
         // Simplified first, so that a guard's min + (max - min + 1) is max + 1 before its
         // terms are bounded separately.
-        const Interval e = bounds_of_expr(simplify_index(b), scope);
-        const Expr one = IntImm::make(t, 1);
-        // A bound of e that is off by one wraps only at the type's limits, where the
-        // resulting endpoint is looser than the current one, so min/max keep it sound.
+        const Interval bounds = bounds_of_expr(simplify_index(*e), scope);
+        // v + gap <= e bounds v by max(e) - gap, and e + gap <= v by min(e) + gap. A bound
+        // that is off by one wraps only at the type's limits, where the resulting endpoint is
+        // looser than the current one, so min/max keep it sound.
         Interval limit;
-        switch (k) {
-        case ExprKind::LT: if (e.max.defined()) limit.max = Sub::make(e.max, one); break;
-        case ExprKind::LE: limit.max = e.max; break;
-        case ExprKind::GT: if (e.min.defined()) limit.min = Add::make(e.min, one); break;
-        case ExprKind::GE: limit.min = e.min; break;
-        case ExprKind::EQ: limit = e; break;
-        default: break;
+        for (const Inequality &q : c) {
+            if (q.lesser.same_as(*var)) {
+                if (bounds.max.defined()) limit.max = q.gap ? Sub::make(bounds.max, IntImm::make(t, q.gap)) : bounds.max;
+            } else if (bounds.min.defined()) {
+                limit.min = q.gap ? Add::make(bounds.min, IntImm::make(t, q.gap)) : bounds.min;
+            }
         }
         if (limit.is_everything()) continue;
         narrowed[v->name] = intersect(cur, limit);
@@ -1305,20 +1235,6 @@ private:
 };
 
 }  // namespace
-
-Expr nonnegative_difference(const Expr &cond) {
-    Expr a, b;
-    int64_t strict = 0;
-    switch (cond->kind) {
-    case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
-    case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
-    case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
-    case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
-    default: return Expr();
-    }
-    if (a.type() != Int(32)) return Expr();
-    return Sub::make(Sub::make(b, a), IntImm::make(Int(32), strict));
-}
 
 bool constant_upper_bound(const Expr &e, int64_t &hi, int64_t *lo) {
     Distribute d;

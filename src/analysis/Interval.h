@@ -1,5 +1,6 @@
 #pragma once
-// Symbolic interval analysis: the core of bounds inference (notes/seed002.md §5).
+// Symbolic interval analysis: the core of bounds inference (docs/architecture.md, "What
+// bounds inference guarantees").
 //
 // `bounds_of_expr(e, scope)` returns an Interval [min, max] such that, for every
 // assignment of the variables in `scope` to values inside their intervals (and of every
@@ -111,7 +112,8 @@ Interval intersect(const Interval &a, const Interval &b);
 
 /** Tighter intervals for the variables of `scope` that hold wherever `condition` is true:
  * each conjunct `v < e`, `v <= e`, `v > e`, `v >= e` or `v == e` (either way round) with v
- * an integer variable in scope and e not mentioning v narrows v's interval by e's bounds.
+ * an integer variable in scope and e not mentioning v narrows v's interval by e's bounds,
+ * through the inequalities it states (src/analysis/Inequality.h).
  * Used for the statements an if guards (RDom `where` predicates, split tails), so that
  * reads under the guard need only the region the guard lets through. Returns the new
  * intervals of the narrowed variables (the others are unchanged). */
@@ -141,11 +143,6 @@ using ConstBoundsScope = std::map<std::string, std::pair<int64_t, int64_t>>;
  * depth- and size-limited (beyond the limits it answers with the type's range), so it is
  * cheap enough to call on every node. */
 bool const_bounds(const Expr &e, int64_t &lo, int64_t &hi);
-/** An int32 comparison a < b, a <= b, a > b or a >= b as the difference d that it states
- * is non-negative (b - a - 1 for a < b, b - a for a <= b, and the mirror images);
- * undefined for any other condition. Index conditions are solved in this form. */
-Expr nonnegative_difference(const Expr &condition);
-
 /** A constant upper bound of an index expression, found after pushing differences into
  * min and max (min(a, b) - c = min(a - c, b - c), exact on integers that do not overflow,
  * the contract of index arithmetic), so that min(y + 3, y.max) - y + 1 is bounded by 4.

@@ -1,104 +1,327 @@
-// The simplifier. Every rule below preserves the exact value of an expression for every
-// value of its variables under docs/semantics.md. Notation: n is the bit width of the
-// type, and "≡" is congruence modulo 2^n. Integer +, - and * are the exact results
-// reduced modulo 2^n, so ANY identity of commutative-ring arithmetic (associativity,
-// commutativity, distributivity, cancellation, x - x = 0) holds in every integer type:
-// both sides are ≡ as integer polynomials, and the reduction of congruent values gives
-// the same representative. What does NOT survive wrap-around is everything about ORDER
-// (x + 1 > x is false for x = MAX) and division (x * c / c != x when x * c wraps).
+// The simplifier. Every rule preserves the exact value of an expression for every value of
+// its variables under docs/semantics.md. Notation: n is the bit width of the type, and "≡"
+// is congruence modulo 2^n. Integer +, - and * are the exact results reduced modulo 2^n,
+// so ANY identity of commutative-ring arithmetic (associativity, commutativity,
+// distributivity, cancellation, x - x = 0) holds in every integer type: both sides are ≡
+// as integer polynomials, and the reduction of congruent values gives the same
+// representative. What does NOT survive wrap-around is everything about ORDER (x + 1 > x
+// is false for x = MAX) and division (x * c / c != x when x * c wraps): the rules that
+// need them hold only when constant bounds prove that nothing wraps (no_wrap below).
 //
-// Integer rules (int and uint of every width; bool only where noted):
-//   * Constant folding of every operator through ir::binary / cast / intrinsic.
-//   * Ring rules, valid by the remark above:
-//       x + 0 -> x, x - 0 -> x, x * 1 -> x, x * 0 -> 0, x - x -> 0,
-//       (x + c1) + c2 -> x + (c1 + c2), (x + c1) - (y + c2) -> (x - y) + (c1 - c2),
-//       c1 - (x + c2) -> (c1 - c2) - x, (x + y) - x -> y, x + (y - x) -> y,
-//       (x * c1) * c2 -> x * (c1 * c2), (x + c1) * c2 -> x * c2 + c1 * c2,
-//       x * a + x * b -> x * (a + b), x - c -> x + (-c) (signed; -c is the wrapped
-//       negation, so x - MIN -> x + MIN, which is ≡), constants moved to the right of
-//       + and *. The constant results are computed exactly and reduced modulo 2^n.
-//   * Division and modulo (Euclidean; x / 0 == 0 == x % 0):
-//       x / 0 -> 0, x % 0 -> 0 (the definition), 0 / x -> 0, 0 % x -> 0, x / 1 -> x,
-//       x % 1 -> 0, x % -1 -> 0, x % x -> 0 (x % x is 0 for x != 0 and 0 % 0 == 0),
-//       x / -1 -> 0 - x (Euclidean x / -1 is -x, and MIN / -1 is defined as MIN, which is
-//       also the wrapped negation of MIN).
-//       (x / c1) / c2 -> x / (c1 * c2) for c1, c2 > 0 when c1 * c2 fits the type:
-//       floor(floor(x / c1) / c2) = floor(x / (c1 c2)) for integers, and neither division
-//       can overflow.
-//       (x % c1) % c2 -> x % c2 when |c2| divides c1: x mod |c1| differs from x by a
-//       multiple of |c1|, hence of |c2|; no arithmetic that could wrap is involved.
-//       (x * c1) % c2 -> 0 and (x * c1 + y) % c2 -> y % c2 when m = |c2| divides c1 and
-//       m is a power of two: the wrapped value is ≡ the exact one modulo 2^n, hence
-//       modulo m (m divides 2^n), and the multiple of c1 vanishes modulo m.
-//       The same without the power-of-two condition, and x * c1 / c2 -> x * (c1 / c2),
-//       (x * c1 + y) / c2 -> x * (c1 / c2) + y / c2, (x + c1) / c2 -> x / c2 + c1 / c2 for
-//       c2 > 0 dividing c1, only when constant bounds (below) prove that x * c1 and the
-//       sum do not wrap: then the operand is the exact integer, the identity holds for
-//       integers, and the result is in range.
-//       When the constant bounds of x lie in one block [q*m, q*m + m - 1] (m = c > 0 for
-//       /, m = |c| for %): x / c -> q and x % c -> x - q*m (so x % 8 -> x for x in
-//       [0, 7]); the value x - q*m is in [0, m), so computing it with wrap-around is exact.
-//   * min / max: min(x, x) -> x (all types, floats included: `x < x ? x : x` is x);
-//       for integers and bools (a total order, so min and max are commutative, associative
-//       and absorbing): min(x, MAX) -> x, min(x, MIN) -> MIN, min(min(x, c1), c2) ->
-//       min(x, min(c1, c2)), min(max(x, c1), c2) -> c2 if c2 <= c1, min(x, max(x, y)) ->
-//       x, min(min(min(p, q), r), q) -> min(min(p, q), r) (an operand already in the
-//       other operand's chain of mins), and the duals for max.
-//       min(x + c1, x + c2) -> x + min(c1, c2) is NOT valid in general (x + c1 may wrap);
-//       it is applied only when the constant bounds of x prove that neither side wraps.
-//   * Comparisons: x == x, x <= x, x >= x -> true and x != x, x < x, x > x -> false for
-//       integers and bools only (a float NaN is not equal to itself).
-//       x + c1 == y + c2 -> x == y + (c2 - c1), and the same for !=, because adding a
-//       constant is a bijection modulo 2^n. (x - y) == 0 -> x == y for the same reason.
-//       Orderings are NOT shifted that way (x + 1 > x is false for x = MAX) unless the
-//       constant bounds prove that the shifted operands do not wrap.
-//       A comparison is decided when the constant bounds of its operands are disjoint or
-//       ordered; c < x is written x > c.
-//   * Logic: !!x -> x, !(a == b) -> a != b (all types: IEEE != is exactly the negation
-//       of ==), !(a < b) -> a >= b etc. for integers only (false for NaN operands),
-//       x && true -> x, x && false -> false, x && x -> x, x && !x -> false, and duals.
-//   * select(true, a, b) -> a, select(c, a, a) -> a, select(!c, a, b) ->
-//       select(c, b, a), select(c, true, false) -> c, select(c, select(c, a, b), d) ->
-//       select(c, a, d). All operands of a select are evaluated, but expressions have no
-//       side effects, so dropping an unselected operand changes no value.
-//   * Casts: cast(T, x) -> x for x of type T; cast(T, cast(U, x)) -> cast(T, x) when
-//       (a) S, U, T are integer types and T is no wider than U: both are truncations
-//       modulo 2^bits(T) of the same integer (2^bits(T) divides 2^bits(U)); or
-//       (b) U represents every value of x's type S exactly (an integer type containing
-//       S's range, or a float type with enough mantissa bits) and either U is an integer
-//       type, or T is a float or bool type, or T contains S's range: then cast(U, x) has
-//       x's exact value and converting that value to T is converting x.
-//       (Float -> int saturates while int -> int wraps, so e.g. int32 -> float64 -> uint8
-//       is not int32 -> uint8.)
-//   * Vectors: operations on Broadcasts are done on the scalars; a Ramp plus, minus or
-//       times a Broadcast is a Ramp, and a sum of Ramps is a Ramp (lane i of both sides
-//       is ≡ as a polynomial in i); a Ramp of stride 0 is a Broadcast.
+// What is a table and what is code. The algebraic rules of every operator are the entries
+// of its table (make_rule_tables, below), written in the rule language of
+// src/analysis/RewriteRule.h: a pattern, a replacement, a side condition and, where the
+// rule is not obvious, the reason it holds. The list at the end of this comment is
+// rendered from those tables; tests/unit/simplify_table_test.cpp fails, showing the
+// difference, when the two disagree, and rewrites the list when run with
+// $TESSERA_UPDATE_RULE_LIST=1. The rest is code, because it is not a rewrite of one
+// operator's operands by a pattern:
+//   * Constant folding goes through ir::binary / cast / intrinsic, so that a folded
+//     constant is exactly what the operation computes at run time (a table would restate
+//     the semantics of every operator). Calls of the platform math library (sin, exp, pow,
+//     ...) are never folded (docs/semantics.md §3).
+//   * Vector lanes: an operation on two Broadcasts is done on the scalars; an integer Ramp
+//     plus, minus or times a Broadcast is a Ramp, and a sum or difference of Ramps is a
+//     Ramp (lane i of both sides is ≡ as a polynomial in i); a Ramp of stride 0 is a
+//     Broadcast. These change the shape of vectors, the same way for every operator.
+//   * Which types a table serves: arithmetic on floats is only folded (no x + 0, which is
+//     wrong for -0.0, no x * 0, wrong for NaN, inf and -0.0, no reassociation and no
+//     reordering of min / max operands, which are not commutative with NaN); the entries
+//     that hold for floats say so.
+//   * Constant bounds, which no_wrap, lo and hi ask for. The simplifier tracks constant
+//     bounds of loop variables (from a constant-bounded min and extent) and of let
+//     variables, and asks `const_bounds` (Interval.h), which is exact under wrap-around:
+//     it computes the mathematical result of every operation in 128 bits and answers with
+//     the type's full range whenever a result might not fit. Inside `if (c)`, the
+//     comparisons of a variable with a constant that c states (its inequalities,
+//     src/analysis/Inequality.h) narrow the variable's bounds in the then branch. These
+//     follow the scopes of statements.
+//   * Lets: a let of a constant or a variable is substituted into its body, unless the
+//     body rebinds that variable's name (substitution would capture it); a let whose
+//     variable is unused is dropped (values have no side effects). For statements, uses in
+//     provenance annotations count, so an annotation never refers to a dropped variable.
+//   * Statements: a For of extent 0 is removed (its min and extent are pure expressions,
+//     so not evaluating them changes nothing), as is a For, LetStmt, Allocate or Realize
+//     whose body simplifies away; if (true) / if (false) keep the chosen branch;
+//     assert(true) and Evaluate(constant) are removed; an if whose then branch vanishes
+//     becomes if (!c) else. Store and Provide annotations are simplified with the same
+//     substitutions as the code.
 //
-// Float rules: folding only, plus min(x, x), select rules and the casts above. No x + 0
-// (wrong for -0.0), x * 0 (wrong for NaN, inf and -0.0), reassociation or reordering of
-// min / max operands (float min and max are not commutative with NaN).
+// Cost: one bottom-up pass; each entry that applies rebuilds a constant number of nodes;
+// matching an entry looks at a few nodes and compares subtrees structurally; constant
+// bounds are asked for once per operand of a node (const_bounds has a node budget); rule
+// recursion is depth-limited.
 //
-// Constant bounds. Some rules need "this arithmetic does not wrap". The simplifier tracks
-// constant bounds of loop variables (from constant-bounded min and extent) and of let
-// variables, and asks `const_bounds` (Interval.h), which is exact under wrap-around: it
-// computes the mathematical result of every operation in 128 bits and answers with the
-// type's full range whenever a result might not fit. Inside `if (c)`, simple facts from
-// c (var < k, var >= k, ...) narrow the bounds of a variable in the then branch.
+// ==== The rules, rendered from the tables below (do not edit by hand) ====
+// Notation. x, y, z, p: any expression; a name used twice matches structurally equal expressions.
+// c0, c1: an integer or bool constant (in a vector, a Broadcast of one). 0, 1, -1, 2, true, false:
+// a constant of that value. MAX, MIN: the largest and the smallest value of the operands' type. In
+// a pattern, e + c with a constant c also matches e - k, as e + (-k), and e is never a constant:
+// x + c is spelled x - k for large unsigned c, and both spellings meet the same rules. cmp: the
+// comparison the entry matched, one of those it lists.
 //
-// Lets: a let of a constant or a variable is substituted into its body, unless the body
-// rebinds that variable's name (substitution would capture it); a let whose variable is
-// unused is dropped (values have no side effects). For statements, uses in provenance
-// annotations count, so an annotation never refers to a dropped variable.
+// Computed terms. Terms made of constants, lo(x) and hi(x) (the constant bounds of x; the entry
+// does not apply when they are unknown), abs, + - * / % min max and comparisons are computed when
+// the entry applies, in exact integer arithmetic (/ and % Euclidean); a constant of a replacement
+// is then reduced to the type, modulo 2^n.
 //
-// Statements: a For of extent 0 is removed (its min and extent are pure expressions, so
-// not evaluating them changes nothing), as is a For, LetStmt, Allocate or Realize whose
-// body simplifies away; if (true) / if (false) keep the chosen branch; assert(true) and
-// Evaluate(constant) are removed; an if whose then branch vanishes becomes if (!c) else.
-// Store and Provide annotations are simplified with the same substitutions as the code.
+// Conditions. fits(k): k is a value of the type. pow2(k): k is a power of two. no_wrap(e), for e
+// of the form x + c, x * c or x * c + y: the constant bounds of x and y prove that the + and * of
+// e do not wrap (in simplify_index, int32 and int64 offsets are taken not to wrap, the contract of
+// index arithmetic in src/analysis/Simplify.h). in_nest(x, y): x is a min (in the table of max, a
+// max) and y is an operand of its nest of mins, among its first 32 nodes. Types: type(x); T, the
+// type of the result; U, the type of an inner cast; integer(t), exact(t) (integer or bool),
+// is_uint(t), is_float(t), is_bool(t), bits(t); contains(t, s): t is an integer type whose range
+// contains every value of s; holds(t, s): t is a float type that represents every value of s
+// exactly.
 //
-// Cost: one bottom-up pass; each rewrite rebuilds a constant number of nodes; structural
-// equality tests and constant-bounds queries are on subtrees (const_bounds has a node
-// budget); rule recursion is depth-limited.
+// Applying a table. The first entry that applies gives the result. Each operator of its
+// replacement is built by the simplifier, so the replacement is simplified in turn; an entry
+// marked [as written] builds it as it stands. Past the simplifier's depth limit only the entries
+// whose replacement builds nothing to simplify (an operand, a constant, or as written) apply. An
+// entry marked with types applies to those instead of its table's.
+//
+// x + y: integer types (a float + is only folded: x + 0 is not x for x = -0.0, and no
+// reassociation is exact).
+//   c0 + x -> x + c0
+//     constants go to the right, where the entries below look for them
+//   x + 0 -> x
+//   (x + c0) + c1 -> x + (c0 + c1)
+//   (c0 - x) + c1 -> (c0 + c1) - x
+//   x + c0 -> x - (0 - c0)   if is_uint(T) && c0 > MAX / 2   [as written]
+//     x + c and x - (2^n - c) are the same modulo 2^n; the smaller constant reads better
+//   x + (y + c0) -> (x + y) + c0
+//   (x + c0) + y -> (x + y) + c0
+//   (c0 - x) + y -> (y - x) + c0
+//   (x - y) + y -> x
+//   x + (c0 - y) -> (x - y) + c0
+//   x + (y - x) -> y
+//   x * c0 + x * c1 -> x * (c0 + c1)
+//   x * c0 + x -> x * (c0 + 1)
+//   x + x * c0 -> x * (1 + c0)
+//   x + x -> x * 2
+//
+// x - y: integer types (floats: folding only; x - x is NaN for an infinite x).
+//   x - x -> 0
+//   x - c0 -> x + (0 - c0)
+//     -c is the wrapped negation, so x - MIN is x + MIN, which is the same modulo 2^n
+//   c0 - (x + c1) -> (c0 - c1) - x
+//   c0 - (c1 - x) -> x + (c0 - c1)
+//   (x + c0) - (y + c1) -> (x - y) + (c0 - c1)
+//   (x + c0) - y -> (x - y) + c0
+//   x - (y + c0) -> (x - y) - c0
+//   (x + y) - x -> y
+//   (x + y) - y -> x
+//   x - (x + y) -> 0 - y
+//   x - (y + x) -> 0 - y
+//   (x - y) - x -> 0 - y
+//   x - (x - y) -> y
+//   x * c0 - x * c1 -> x * (c0 - c1)
+//   x * c0 - x -> x * (c0 - 1)
+//   x - x * c0 -> x * (1 - c0)
+//
+// x * y: integer types (floats: folding only; x * 0 is not 0 for NaN, infinities and -0.0).
+//   c0 * x -> x * c0
+//     constants go to the right, where the entries below look for them
+//   x * 0 -> 0
+//   x * 1 -> x
+//   (x * c0) * c1 -> x * (c0 * c1)
+//   (x + c0) * c1 -> x * c1 + c0 * c1
+//   (c0 - x) * c1 -> c0 * c1 - x * c1
+//
+// x / y: integer types; Euclidean division, and x / 0 == 0 (docs/semantics.md §2).
+//   0 / x -> 0
+//     0 / y is 0 for every y, 0 included
+//   x / 0 -> 0
+//     the definition
+//   x / 1 -> x
+//   x / -1 -> 0 - x
+//     Euclidean x / -1 is -x, and MIN / -1 is defined as MIN, the wrapped negation of MIN
+//   x / c0 -> lo(x) / c0   if c0 > 0 && lo(x) / c0 == hi(x) / c0
+//     every value of x has the same quotient
+//   (x / c0) / c1 -> x / (c0 * c1)   if c0 > 0 && c1 > 0 && fits(c0 * c1)
+//     floor(floor(x / a) / b) = floor(x / (a b)) for integers, and neither division can overflow
+//   (x * c0) / c1 -> x * (c0 / c1)   if c1 > 0 && c0 % c1 == 0 && no_wrap(x * c0)
+//     without wrap-around the operand is the exact integer, and the identity holds for integers
+//   (x * c0 + y) / c1 -> x * (c0 / c1) + y / c1   if c1 > 0 && c0 % c1 == 0 && no_wrap(x * c0 + y)
+//     without wrap-around the operand is the exact integer, and the identity holds for integers
+//   (y + x * c0) / c1 -> x * (c0 / c1) + y / c1   if c1 > 0 && c0 % c1 == 0 && no_wrap(x * c0 + y)
+//     without wrap-around the operand is the exact integer, and the identity holds for integers
+//   (x + c0) / c1 -> x / c1 + c0 / c1   if c1 > 0 && c0 % c1 == 0 && no_wrap(x + c0)
+//     without wrap-around the operand is the exact integer, and the identity holds for integers
+//
+// x % y: integer types; Euclidean, so x % y lies in [0, |y|), and x % 0 == 0.
+//   0 % x -> 0
+//     0 % y is 0 for every y, 0 included
+//   x % x -> 0
+//     x % x is 0 for x != 0, and 0 % 0 == 0
+//   x % 0 -> 0
+//     the definition
+//   x % 1 -> 0
+//   x % -1 -> 0
+//   x % c0 -> x - (lo(x) / c0) * c0   if lo(x) / c0 == hi(x) / c0
+//     x lies in one block [q |c0|, q |c0| + |c0| - 1], where x % c0 is x - q |c0|; that value is
+//     in [0, |c0|), so computing it with wrap-around is exact
+//   (x % c0) % c1 -> x % c1   if c0 != 0 && c0 % c1 == 0
+//     x % c0 differs from x by a multiple of |c0|, hence of |c1|, with no arithmetic that could
+//     wrap
+//   (x * c0) % c1 -> 0   if c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x * c0))
+//     a multiple of c1 vanishes modulo c1; a power of two divides 2^n, so wrap-around keeps the
+//     residue, and any other modulus needs the exact operand
+//   (x * c0 + y) % c1 -> y % c1   if c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x * c0 + y))
+//     a multiple of c1 vanishes modulo c1; a power of two divides 2^n, so wrap-around keeps the
+//     residue, and any other modulus needs the exact operand
+//   (y + x * c0) % c1 -> y % c1   if c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x * c0 + y))
+//     a multiple of c1 vanishes modulo c1; a power of two divides 2^n, so wrap-around keeps the
+//     residue, and any other modulus needs the exact operand
+//   (x + c0) % c1 -> x % c1   if c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x + c0))
+//     a multiple of c1 vanishes modulo c1; a power of two divides 2^n, so wrap-around keeps the
+//     residue, and any other modulus needs the exact operand
+//
+// min(x, y): integer and bool types, a total order in which min is commutative, associative and
+// idempotent; for floats only the first entry (with NaN, float min is neither commutative nor
+// associative).
+//   min(x, x) -> x   [all types]
+//     x < x ? x : x is x, for a NaN x too
+//   min(c0, x) -> min(x, c0)
+//     constants go to the right, where the entries below look for them
+//   min(x, MAX) -> x
+//   min(x, MIN) -> MIN
+//   min(min(x, c0), c1) -> min(x, min(c0, c1))
+//   min(max(x, c0), c1) -> c1   if c1 <= c0
+//     max(x, c0) >= c0 >= c1
+//   min(x, y) -> x   if hi(x) <= lo(y)
+//   min(x, y) -> y   if hi(y) <= lo(x)
+//   min(x + c0, x + c1) -> x + min(c0, c1)   if no_wrap(x + c0) && no_wrap(x + c1)
+//     only without wrap-around: min(x + 1, x + 2) is x + 2 for x = MAX - 1
+//   min(x, x + c0) -> x + min(0, c0)   if no_wrap(x + c0)
+//   min(x + c0, x) -> x + min(c0, 0)   if no_wrap(x + c0)
+//   min(x, max(x, y)) -> x
+//     absorption, in a total order
+//   min(x, max(y, x)) -> x
+//   min(max(x, y), x) -> x
+//   min(max(y, x), x) -> x
+//   min(x, y) -> x   if in_nest(x, y)
+//     y is already an operand of x's nest of mins, and min is associative, commutative and
+//     idempotent
+//   min(x, y) -> y   if in_nest(y, x)
+//
+// max(x, y): integer and bool types, as min(x, y).
+//   max(x, x) -> x   [all types]
+//     x > x ? x : x is x, for a NaN x too
+//   max(c0, x) -> max(x, c0)
+//     constants go to the right, where the entries below look for them
+//   max(x, MIN) -> x
+//   max(x, MAX) -> MAX
+//   max(max(x, c0), c1) -> max(x, max(c0, c1))
+//   max(min(x, c0), c1) -> c1   if c1 >= c0
+//     min(x, c0) <= c0 <= c1
+//   max(x, y) -> y   if hi(x) <= lo(y)
+//   max(x, y) -> x   if hi(y) <= lo(x)
+//   max(x + c0, x + c1) -> x + max(c0, c1)   if no_wrap(x + c0) && no_wrap(x + c1)
+//     only without wrap-around: max(x + 1, x + 2) is x + 1 for x = MAX - 1
+//   max(x, x + c0) -> x + max(0, c0)   if no_wrap(x + c0)
+//   max(x + c0, x) -> x + max(c0, 0)   if no_wrap(x + c0)
+//   max(x, min(x, y)) -> x
+//     absorption, in a total order
+//   max(x, min(y, x)) -> x
+//   max(min(x, y), x) -> x
+//   max(min(y, x), x) -> x
+//   max(x, y) -> x   if in_nest(x, y)
+//     y is already an operand of x's nest of maxes, and max is associative, commutative and
+//     idempotent
+//   max(x, y) -> y   if in_nest(y, x)
+//
+// x cmp y: comparisons, integer and bool types (x == x is false for a NaN x). An ordering moves
+// constants across only when the offsets provably do not wrap (x + 1 > x is false for x = MAX).
+//   x == x -> true
+//   x != x -> false
+//   x < x -> false
+//   x <= x -> true
+//   x > x -> false
+//   x >= x -> true
+//   c0 == x -> x == c0
+//     constants go to the right, where the entries below look for them
+//   c0 != x -> x != c0
+//   c0 < x -> x > c0
+//   c0 <= x -> x >= c0
+//   c0 > x -> x < c0
+//   c0 >= x -> x <= c0
+//   x == y -> false   if hi(x) < lo(y) || hi(y) < lo(x)
+//   x != y -> true   if hi(x) < lo(y) || hi(y) < lo(x)
+//   x < y -> true   if hi(x) < lo(y)
+//   x < y -> false   if lo(x) >= hi(y)
+//   x <= y -> true   if hi(x) <= lo(y)
+//   x <= y -> false   if lo(x) > hi(y)
+//   x > y -> true   if lo(x) > hi(y)
+//   x > y -> false   if hi(x) <= lo(y)
+//   x >= y -> true   if lo(x) >= hi(y)
+//   x >= y -> false   if hi(x) < lo(y)
+//   x + c0 cmp y -> x cmp y - c0   [cmp: == !=]   [integer types]
+//     adding a constant is a bijection modulo 2^n
+//   x - y cmp 0 -> x cmp y   [cmp: == !=]   [integer types]
+//     x - y is 0 modulo 2^n just when x == y
+//   x + c0 cmp x + c1 -> c0 cmp c1   if no_wrap(x + c0) && no_wrap(x + c1)   [cmp: < <= > >=]
+//       [integer types]
+//     orderings only without wrap-around
+//   x cmp x + c0 -> 0 cmp c0   if no_wrap(x + c0)   [cmp: < <= > >=]   [integer types]
+//   x + c0 cmp x -> c0 cmp 0   if no_wrap(x + c0)   [cmp: < <= > >=]   [integer types]
+//   x + c0 cmp c1 -> x cmp c1 - c0   if fits(c1 - c0) && no_wrap(x + c0)   [cmp: < <= > >=]
+//       [integer types]
+//
+// !x: bool.
+//   !!x -> x
+//   !(x == y) -> x != y   [as written]
+//     IEEE != is exactly the negation of ==, NaN included
+//   !(x != y) -> x == y   [as written]
+//   !(x < y) -> x >= y   if !is_float(type(x))   [as written]
+//     not for floats: x < y and x >= y are both false when an operand is NaN
+//   !(x <= y) -> x > y   if !is_float(type(x))   [as written]
+//   !(x > y) -> x <= y   if !is_float(type(x))   [as written]
+//   !(x >= y) -> x < y   if !is_float(type(x))   [as written]
+//
+// x && y: bool.
+//   true && x -> x
+//   false && x -> false
+//   x && true -> x
+//   x && false -> false
+//   x && x -> x
+//   !x && x -> false
+//   x && !x -> false
+//
+// x || y: bool.
+//   false || x -> x
+//   true || x -> true
+//   x || false -> x
+//   x || true -> true
+//   x || x -> x
+//   !x || x -> true
+//   x || !x -> true
+//
+// select(p, x, y): all types. Every operand of a select is evaluated, but expressions have no side
+// effects, so dropping an operand that is not selected changes no value.
+//   select(true, x, y) -> x
+//   select(false, x, y) -> y
+//   select(p, x, x) -> x
+//   select(!p, x, y) -> select(p, y, x)
+//   select(p, true, false) -> p   if type(p) == T
+//   select(p, false, true) -> !p   if type(p) == T
+//   select(p, select(p, x, y), z) -> select(p, x, z)
+//   select(p, x, select(p, y, z)) -> select(p, x, z)
+//
+// cast(T, x): all types. Float to integer conversion saturates while integer to integer wraps, so
+// int32 -> float64 -> uint8 is not int32 -> uint8.
+//   cast(T, x) -> x   if type(x) == T
+//   cast(T, cast(U, x)) -> cast(T, x)
+//       if integer(type(x)) && integer(U) && integer(T) && bits(T) <= bits(U)
+//     both are the reduction modulo 2^bits(T) of the same integer (2^bits(T) divides 2^bits(U))
+//   cast(T, cast(U, x)) -> cast(T, x)   if exact(type(x)) && contains(U, type(x))
+//     cast(U, x) has x's exact value, and converting it to T is converting x
+//   cast(T, cast(U, x)) -> cast(T, x)
+//       if exact(type(x)) && holds(U, type(x)) && (is_float(T) || is_bool(T) || contains(T, type(x)))
+//     cast(U, x) has x's exact value; converting it to an integer T saturates, which is a no-op
+//     only when T contains x's range
+// ==== End of the rules ====
 
 #include "analysis/Simplify.h"
 
@@ -108,8 +331,9 @@
 #include <vector>
 
 #include "analysis/ConstMath.h"
+#include "analysis/Inequality.h"
+#include "analysis/SimplifyRules.h"
 #include "ir/Check.h"
-#include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Scalar.h"
@@ -124,8 +348,274 @@ using detail::make_bool_const;
 using detail::make_const;
 using detail::type_max;
 using detail::type_min;
+using rewrite::Table;
 
 namespace {
+
+// =======================================================================================
+// The rule tables
+
+struct RuleTables {
+    Table add{"x + y", "integer types (a float + is only folded: x + 0 is not x for x = -0.0, and no "
+                       "reassociation is exact).",
+              rewrite::kIntegers};
+    Table sub{"x - y", "integer types (floats: folding only; x - x is NaN for an infinite x).", rewrite::kIntegers};
+    Table mul{"x * y", "integer types (floats: folding only; x * 0 is not 0 for NaN, infinities and -0.0).",
+              rewrite::kIntegers};
+    Table div{"x / y", "integer types; Euclidean division, and x / 0 == 0 (docs/semantics.md §2).",
+              rewrite::kIntegers};
+    Table mod{"x % y", "integer types; Euclidean, so x % y lies in [0, |y|), and x % 0 == 0.", rewrite::kIntegers};
+    Table min{"min(x, y)", "integer and bool types, a total order in which min is commutative, associative and "
+                           "idempotent; for floats only the first entry (with NaN, float min is neither "
+                           "commutative nor associative).",
+              rewrite::kOrdered};
+    Table max{"max(x, y)", "integer and bool types, as min(x, y).", rewrite::kOrdered};
+    Table cmp{"x cmp y", "comparisons, integer and bool types (x == x is false for a NaN x). An ordering "
+                         "moves constants across only when the offsets provably do not wrap (x + 1 > x is "
+                         "false for x = MAX).",
+              rewrite::kOrdered};
+    Table logical_not{"!x", "bool.", rewrite::kBool};
+    Table logical_and{"x && y", "bool.", rewrite::kBool};
+    Table logical_or{"x || y", "bool.", rewrite::kBool};
+    Table select{"select(p, x, y)", "all types. Every operand of a select is evaluated, but expressions have no "
+                                    "side effects, so dropping an operand that is not selected changes no value.",
+                 rewrite::kAllTypes};
+    Table cast{"cast(T, x)", "all types. Float to integer conversion saturates while integer to integer "
+                             "wraps, so int32 -> float64 -> uint8 is not int32 -> uint8.",
+               rewrite::kAllTypes};
+
+    /** Every table, in the order of the rendered list. */
+    template<typename Self>
+    static auto all(Self &self) {
+        return std::vector{&self.add, &self.sub, &self.mul, &self.div, &self.mod, &self.min, &self.max, &self.cmp,
+                           &self.logical_not, &self.logical_and, &self.logical_or, &self.select, &self.cast};
+    }
+};
+
+RuleTables make_rule_tables() {
+    using namespace rewrite::dsl;
+    using rewrite::kAllTypes;
+    using rewrite::kIntegers;
+    using rewrite::Term;
+    const Term x = wild(0, "x"), y = wild(1, "y"), z = wild(2, "z"), p = wild(3, "p");
+    const Term c0 = constant(0, "c0"), c1 = constant(1, "c1");
+    const Term MAX = largest(), MIN = smallest(), T = result_type(), U = inner_type();
+    const char *constants_right = "constants go to the right, where the entries below look for them";
+    RuleTables r;
+
+    Table &add = r.add;
+    add.rule(c0 + x, x + c0).because(constants_right);
+    add.rule(x + 0, x);
+    add.rule((x + c0) + c1, x + (c0 + c1));
+    add.rule((c0 - x) + c1, (c0 + c1) - x);
+    add.rule(x + c0, x - (0 - c0), is_uint(T) && c0 > MAX / 2)
+        .written_as_is()
+        .because("x + c and x - (2^n - c) are the same modulo 2^n; the smaller constant reads better");
+    add.rule(x + (y + c0), (x + y) + c0);
+    add.rule((x + c0) + y, (x + y) + c0);
+    add.rule((c0 - x) + y, (y - x) + c0);
+    add.rule((x - y) + y, x);
+    add.rule(x + (c0 - y), (x - y) + c0);
+    add.rule(x + (y - x), y);
+    add.rule(x * c0 + x * c1, x * (c0 + c1));
+    add.rule(x * c0 + x, x * (c0 + 1));
+    add.rule(x + x * c0, x * (1 + c0));
+    add.rule(x + x, x * 2);
+
+    Table &sub = r.sub;
+    sub.rule(x - x, 0);
+    sub.rule(x - c0, x + (0 - c0))
+        .because("-c is the wrapped negation, so x - MIN is x + MIN, which is the same modulo 2^n");
+    sub.rule(c0 - (x + c1), (c0 - c1) - x);
+    sub.rule(c0 - (c1 - x), x + (c0 - c1));
+    sub.rule((x + c0) - (y + c1), (x - y) + (c0 - c1));
+    sub.rule((x + c0) - y, (x - y) + c0);
+    sub.rule(x - (y + c0), (x - y) - c0);
+    sub.rule((x + y) - x, y);
+    sub.rule((x + y) - y, x);
+    sub.rule(x - (x + y), 0 - y);
+    sub.rule(x - (y + x), 0 - y);
+    sub.rule((x - y) - x, 0 - y);
+    sub.rule(x - (x - y), y);
+    sub.rule(x * c0 - x * c1, x * (c0 - c1));
+    sub.rule(x * c0 - x, x * (c0 - 1));
+    sub.rule(x - x * c0, x * (1 - c0));
+
+    Table &mul = r.mul;
+    mul.rule(c0 * x, x * c0).because(constants_right);
+    mul.rule(x * 0, 0);
+    mul.rule(x * 1, x);
+    mul.rule((x * c0) * c1, x * (c0 * c1));
+    mul.rule((x + c0) * c1, x * c1 + c0 * c1);
+    mul.rule((c0 - x) * c1, c0 * c1 - x * c1);
+
+    Table &div = r.div;
+    const char *exact_operand = "without wrap-around the operand is the exact integer, and the identity holds for "
+                                "integers";
+    div.rule(0 / x, 0).because("0 / y is 0 for every y, 0 included");
+    div.rule(x / 0, 0).because("the definition");
+    div.rule(x / 1, x);
+    div.rule(x / -1, 0 - x)
+        .because("Euclidean x / -1 is -x, and MIN / -1 is defined as MIN, the wrapped negation of MIN");
+    div.rule(x / c0, lo(x) / c0, c0 > 0 && lo(x) / c0 == hi(x) / c0)
+        .because("every value of x has the same quotient");
+    div.rule((x / c0) / c1, x / (c0 * c1), c0 > 0 && c1 > 0 && fits(c0 * c1))
+        .because("floor(floor(x / a) / b) = floor(x / (a b)) for integers, and neither division can overflow");
+    div.rule((x * c0) / c1, x * (c0 / c1), c1 > 0 && c0 % c1 == 0 && no_wrap(x * c0)).because(exact_operand);
+    div.rule((x * c0 + y) / c1, x * (c0 / c1) + y / c1, c1 > 0 && c0 % c1 == 0 && no_wrap(x * c0 + y))
+        .because(exact_operand);
+    div.rule((y + x * c0) / c1, x * (c0 / c1) + y / c1, c1 > 0 && c0 % c1 == 0 && no_wrap(x * c0 + y))
+        .because(exact_operand);
+    div.rule((x + c0) / c1, x / c1 + c0 / c1, c1 > 0 && c0 % c1 == 0 && no_wrap(x + c0)).because(exact_operand);
+
+    Table &mod = r.mod;
+    const char *residue = "a multiple of c1 vanishes modulo c1; a power of two divides 2^n, so wrap-around keeps "
+                          "the residue, and any other modulus needs the exact operand";
+    mod.rule(0 % x, 0).because("0 % y is 0 for every y, 0 included");
+    mod.rule(x % x, 0).because("x % x is 0 for x != 0, and 0 % 0 == 0");
+    mod.rule(x % 0, 0).because("the definition");
+    mod.rule(x % 1, 0);
+    mod.rule(x % -1, 0);
+    mod.rule(x % c0, x - (lo(x) / c0) * c0, lo(x) / c0 == hi(x) / c0)
+        .because("x lies in one block [q |c0|, q |c0| + |c0| - 1], where x % c0 is x - q |c0|; that value is "
+                 "in [0, |c0|), so computing it with wrap-around is exact");
+    mod.rule((x % c0) % c1, x % c1, c0 != 0 && c0 % c1 == 0)
+        .because("x % c0 differs from x by a multiple of |c0|, hence of |c1|, with no arithmetic that could "
+                 "wrap");
+    mod.rule((x * c0) % c1, 0, c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x * c0))).because(residue);
+    mod.rule((x * c0 + y) % c1, y % c1, c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x * c0 + y))).because(residue);
+    mod.rule((y + x * c0) % c1, y % c1, c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x * c0 + y))).because(residue);
+    mod.rule((x + c0) % c1, x % c1, c0 % c1 == 0 && (pow2(abs(c1)) || no_wrap(x + c0))).because(residue);
+
+    // min and max: one list for both. (They are not quite order duals: when both operands
+    // provably have the same single value, min keeps its first operand and max its second.)
+    auto min_max = [&](Table &t, bool is_min) {
+        auto op = [&](const Term &a, const Term &b) { return is_min ? min(a, b) : max(a, b); };
+        auto other = [&](const Term &a, const Term &b) { return is_min ? max(a, b) : min(a, b); };
+        const Term &neutral = is_min ? MAX : MIN, &absorbing = is_min ? MIN : MAX;
+        t.rule(op(x, x), x)
+            .only(kAllTypes)
+            .because(is_min ? "x < x ? x : x is x, for a NaN x too" : "x > x ? x : x is x, for a NaN x too");
+        t.rule(op(c0, x), op(x, c0)).because(constants_right);
+        t.rule(op(x, neutral), x);
+        t.rule(op(x, absorbing), absorbing);
+        t.rule(op(op(x, c0), c1), op(x, op(c0, c1)));
+        t.rule(op(other(x, c0), c1), c1, is_min ? c1 <= c0 : c1 >= c0)
+            .because(is_min ? "max(x, c0) >= c0 >= c1" : "min(x, c0) <= c0 <= c1");
+        t.rule(op(x, y), is_min ? x : y, hi(x) <= lo(y));
+        t.rule(op(x, y), is_min ? y : x, hi(y) <= lo(x));
+        t.rule(op(x + c0, x + c1), x + op(c0, c1), no_wrap(x + c0) && no_wrap(x + c1))
+            .because(is_min ? "only without wrap-around: min(x + 1, x + 2) is x + 2 for x = MAX - 1"
+                            : "only without wrap-around: max(x + 1, x + 2) is x + 1 for x = MAX - 1");
+        t.rule(op(x, x + c0), x + op(0, c0), no_wrap(x + c0));
+        t.rule(op(x + c0, x), x + op(c0, 0), no_wrap(x + c0));
+        t.rule(op(x, other(x, y)), x).because("absorption, in a total order");
+        t.rule(op(x, other(y, x)), x);
+        t.rule(op(other(x, y), x), x);
+        t.rule(op(other(y, x), x), x);
+        t.rule(op(x, y), x, in_nest(x, y))
+            .because(is_min ? "y is already an operand of x's nest of mins, and min is associative, commutative "
+                              "and idempotent"
+                            : "y is already an operand of x's nest of maxes, and max is associative, commutative "
+                              "and idempotent");
+        t.rule(op(x, y), y, in_nest(y, x));
+    };
+    min_max(r.min, true);
+    min_max(r.max, false);
+
+    Table &cp = r.cmp;
+    cp.rule(x == x, tru());
+    cp.rule(x != x, fls());
+    cp.rule(x < x, fls());
+    cp.rule(x <= x, tru());
+    cp.rule(x > x, fls());
+    cp.rule(x >= x, tru());
+    cp.rule(c0 == x, x == c0).because(constants_right);
+    cp.rule(c0 != x, x != c0);
+    cp.rule(c0 < x, x > c0);
+    cp.rule(c0 <= x, x >= c0);
+    cp.rule(c0 > x, x < c0);
+    cp.rule(c0 >= x, x <= c0);
+    cp.rule(x == y, fls(), hi(x) < lo(y) || hi(y) < lo(x));
+    cp.rule(x != y, tru(), hi(x) < lo(y) || hi(y) < lo(x));
+    cp.rule(x < y, tru(), hi(x) < lo(y));
+    cp.rule(x < y, fls(), lo(x) >= hi(y));
+    cp.rule(x <= y, tru(), hi(x) <= lo(y));
+    cp.rule(x <= y, fls(), lo(x) > hi(y));
+    cp.rule(x > y, tru(), lo(x) > hi(y));
+    cp.rule(x > y, fls(), hi(x) <= lo(y));
+    cp.rule(x >= y, tru(), lo(x) >= hi(y));
+    cp.rule(x >= y, fls(), hi(x) < lo(y));
+    const auto equalities = {ExprKind::EQ, ExprKind::NE};
+    const auto orderings = {ExprKind::LT, ExprKind::LE, ExprKind::GT, ExprKind::GE};
+    cp.rule(cmp(x + c0, y), cmp(x, y - c0))
+        .on(equalities)
+        .only(kIntegers)
+        .because("adding a constant is a bijection modulo 2^n");
+    cp.rule(cmp(x - y, 0), cmp(x, y)).on(equalities).only(kIntegers).because("x - y is 0 modulo 2^n just when x == y");
+    cp.rule(cmp(x + c0, x + c1), cmp(c0, c1), no_wrap(x + c0) && no_wrap(x + c1))
+        .on(orderings)
+        .only(kIntegers)
+        .because("orderings only without wrap-around");
+    cp.rule(cmp(x, x + c0), cmp(0, c0), no_wrap(x + c0)).on(orderings).only(kIntegers);
+    cp.rule(cmp(x + c0, x), cmp(c0, 0), no_wrap(x + c0)).on(orderings).only(kIntegers);
+    cp.rule(cmp(x + c0, c1), cmp(x, c1 - c0), fits(c1 - c0) && no_wrap(x + c0)).on(orderings).only(kIntegers);
+
+    Table &nt = r.logical_not;
+    nt.rule(!!x, x);
+    nt.rule(!(x == y), x != y).written_as_is().because("IEEE != is exactly the negation of ==, NaN included");
+    nt.rule(!(x != y), x == y).written_as_is();
+    const char *nan_order = "not for floats: x < y and x >= y are both false when an operand is NaN";
+    nt.rule(!(x < y), x >= y, !is_float(type(x))).written_as_is().because(nan_order);
+    nt.rule(!(x <= y), x > y, !is_float(type(x))).written_as_is();
+    nt.rule(!(x > y), x <= y, !is_float(type(x))).written_as_is();
+    nt.rule(!(x >= y), x < y, !is_float(type(x))).written_as_is();
+
+    auto and_or = [&](Table &t, bool is_and) {
+        auto op = [&](const Term &a, const Term &b) { return is_and ? (a && b) : (a || b); };
+        const Term neutral = is_and ? tru() : fls(), absorbing = is_and ? fls() : tru();
+        t.rule(op(neutral, x), x);
+        t.rule(op(absorbing, x), absorbing);
+        t.rule(op(x, neutral), x);
+        t.rule(op(x, absorbing), absorbing);
+        t.rule(op(x, x), x);
+        t.rule(op(!x, x), absorbing);
+        t.rule(op(x, !x), absorbing);
+    };
+    and_or(r.logical_and, true);
+    and_or(r.logical_or, false);
+
+    Table &se = r.select;
+    se.rule(select(tru(), x, y), x);
+    se.rule(select(fls(), x, y), y);
+    se.rule(select(p, x, x), x);
+    se.rule(select(!p, x, y), select(p, y, x));
+    se.rule(select(p, tru(), fls()), p, type(p) == T);
+    se.rule(select(p, fls(), tru()), !p, type(p) == T);
+    se.rule(select(p, select(p, x, y), z), select(p, x, z));
+    se.rule(select(p, x, select(p, y, z)), select(p, x, z));
+
+    Table &ca = r.cast;
+    ca.rule(cast(T, x), x, type(x) == T);
+    ca.rule(cast(T, cast(U, x)), cast(T, x), integer(type(x)) && integer(U) && integer(T) && bits(T) <= bits(U))
+        .because("both are the reduction modulo 2^bits(T) of the same integer (2^bits(T) divides 2^bits(U))");
+    ca.rule(cast(T, cast(U, x)), cast(T, x), exact(type(x)) && contains(U, type(x)))
+        .because("cast(U, x) has x's exact value, and converting it to T is converting x");
+    ca.rule(cast(T, cast(U, x)), cast(T, x),
+            exact(type(x)) && holds(U, type(x)) && (is_float(T) || is_bool(T) || contains(T, type(x))))
+        .because("cast(U, x) has x's exact value; converting it to an integer T saturates, which is a no-op "
+                 "only when T contains x's range");
+
+    for (Table *t : RuleTables::all(r)) t->seal();
+    return r;
+}
+
+const RuleTables &rule_tables() {
+    static const RuleTables tables = make_rule_tables();
+    return tables;
+}
+
+// =======================================================================================
 
 bool is_integer_type(Type t) { return t.element_of().is_integer(); }
 
@@ -134,60 +624,6 @@ Expr make_ramp(const Expr &base, const Expr &stride, int lanes) {
     i128 s;
     if (const_int(stride, s) && s == 0) return Broadcast::make(base, lanes);
     return Ramp::make(base, stride, lanes);
-}
-
-/** e = x + c (Add with a constant right operand) or x - c (then c is -c). */
-bool split_offset(const Expr &e, Expr &x, i128 &c) {
-    if (const auto *a = as<Add>(e)) {
-        if (const_int(a->b, c) && !detail::is_const_int(a->a)) {
-            x = a->a;
-            return true;
-        }
-    } else if (const auto *s = as<Sub>(e)) {
-        i128 k;
-        if (const_int(s->b, k) && !detail::is_const_int(s->a)) {
-            x = s->a;
-            c = -k;
-            return true;
-        }
-    }
-    return false;
-}
-
-/** e as x + c, with c = 0 when e is not an offset. */
-void offset_of(const Expr &e, Expr &x, i128 &c) {
-    if (!split_offset(e, x, c)) {
-        x = e;
-        c = 0;
-    }
-}
-
-/** e = x * k with a constant k, or e itself with k = 1. */
-void linear_term(const Expr &e, Expr &x, i128 &k) {
-    if (const auto *m = as<Mul>(e)) {
-        if (const_int(m->b, k)) {
-            x = m->a;
-            return;
-        }
-    }
-    x = e;
-    k = 1;
-}
-
-/** a * b reduced modulo 2^n (wrapping 128-bit product, then reduction). */
-i128 mul_wrap(Type t, i128 a, i128 b) {
-    unsigned __int128 p = static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
-    return detail::wrap(t, i128(p));
-}
-
-bool contains_range(Type big, Type small) {
-    return fits(big, type_min(small)) && fits(big, type_max(small));
-}
-
-bool float_holds_exactly(Type f, Type s) {
-    if (s.is_bool()) return true;
-    if (!s.is_integer()) return false;
-    return f.bits == 32 ? s.bits <= 16 : s.bits <= 32;
 }
 
 bool foldable_intrinsic(Intrinsic op) {
@@ -213,7 +649,6 @@ bool foldable_intrinsic(Intrinsic op) {
     default: return false;  // the platform math library: never folded
     }
 }
-
 /** Does the expression / statement bind `name` (Let, LetStmt, For)? */
 class BindsName : public IRVisitor {
 public:
@@ -273,9 +708,11 @@ bool uses(const T &node, const std::string &name) {
 
 // =======================================================================================
 
-class Simplifier : public IRMutator {
+class Simplifier : public IRMutator, public rewrite::Host {
 public:
-    explicit Simplifier(const ConstBoundsScope *initial, bool index_math = false) : index_math_(index_math) {
+    explicit Simplifier(const ConstBoundsScope *initial, bool index_math = false,
+                        std::vector<const rewrite::Entry *> *trace = nullptr)
+        : index_math_(index_math), trace_(trace) {
         if (initial) bounds_ = *initial;
     }
 
@@ -525,6 +962,8 @@ private:
     std::unordered_map<std::string, std::vector<Expr>> repl_;  // undefined entry: shadowed
     std::unordered_map<const ExprNode *, std::pair<Expr, Expr>> memo_;  // node -> (node, simplified)
     int depth_ = 0;
+    const RuleTables &rules_ = rule_tables();
+    std::vector<const rewrite::Entry *> *trace_ = nullptr;  // the entries that applied (tests)
 
     static constexpr int kMaxRuleDepth = 64;
 
@@ -568,50 +1007,25 @@ private:
         else bounds_.erase(s.name);
     }
 
-    /** Narrow variable bounds with facts implied by a true condition. */
+    /** Narrows the bounds of variables by the comparisons that a true condition states
+     * between a variable and a constant (the simplifier writes constants on the right). */
     void learn(const Expr &c) {
-        if (const auto *a = as<And>(c)) {
-            learn(a->a);
-            learn(a->b);
-            return;
+        for (const Comparison &cmp : comparisons_of(c)) {
+            const auto *v = as<Variable>(cmp.a);
+            i128 k;
+            if (!v || !cmp.a.type().is_scalar() || !const_int(cmp.b, k)) continue;
+            i128 lo, hi;
+            if (!cbounds(cmp.a, lo, hi)) {
+                lo = type_min(cmp.a.type());
+                hi = type_max(cmp.a.type());
+            }
+            for (const Inequality &q : cmp) {
+                if (q.lesser.same_as(cmp.a)) hi = std::min(hi, k - q.gap);  // v + gap <= k
+                else lo = std::max(lo, k + q.gap);                          // k + gap <= v
+            }
+            if (lo > hi) continue;  // an unreachable branch; nothing useful to record
+            push_bounds(v->name, true, lo, hi);
         }
-        Expr x, k;
-        ExprKind kind;
-        switch (c->kind) {
-#define TESSERA_LEARN(N)                                  \
-    case ExprKind::N:                                     \
-        x = static_cast<const N *>(c.get())->a;           \
-        k = static_cast<const N *>(c.get())->b;           \
-        kind = ExprKind::N;                               \
-        break;
-            TESSERA_LEARN(LT)
-            TESSERA_LEARN(LE)
-            TESSERA_LEARN(GT)
-            TESSERA_LEARN(GE)
-            TESSERA_LEARN(EQ)
-#undef TESSERA_LEARN
-        default: return;
-        }
-        const auto *v = as<Variable>(x);
-        i128 kv;
-        if (!v || !x.type().is_scalar() || !is_integer_type(x.type()) || !const_int(k, kv)) return;
-        i128 lo, hi;
-        if (!cbounds(x, lo, hi)) {
-            lo = type_min(x.type());
-            hi = type_max(x.type());
-        }
-        switch (kind) {
-        case ExprKind::LT: hi = std::min(hi, kv - 1); break;
-        case ExprKind::LE: hi = std::min(hi, kv); break;
-        case ExprKind::GT: lo = std::max(lo, kv + 1); break;
-        case ExprKind::GE: lo = std::max(lo, kv); break;
-        default:
-            lo = std::max(lo, kv);
-            hi = std::min(hi, kv);
-            break;
-        }
-        if (lo > hi) return;  // an unreachable branch; nothing useful to record
-        push_bounds(v->name, true, lo, hi);
     }
 
     bool cbounds(const Expr &e, i128 &lo, i128 &hi) {
@@ -622,28 +1036,54 @@ private:
         return true;
     }
 
-    /** x + c does not wrap for any value of x. */
-    bool no_wrap_offset(const Expr &x, i128 c) {
+    // -----------------------------------------------------------------------------------
+    // What the rule tables ask of the simplifier (rewrite::Host)
+
+    bool bounds(const Expr &e, i128 &lo, i128 &hi) override { return cbounds(e, lo, hi); }
+
+    bool no_wrap_offset(const Expr &x, i128 c) override {
         if (c == 0) return true;
         if (index_math_ && (x.type() == Int(32) || x.type() == Int(64))) return true;
         i128 lo, hi;
         return cbounds(x, lo, hi) && fits(x.type(), lo + c) && fits(x.type(), hi + c);
     }
 
+    bool no_wrap_mul(const Expr &x, i128 k) override {
+        i128 plo, phi;
+        return product_bounds(x, k, plo, phi);
+    }
+
+    bool no_wrap_mul_add(const Expr &x, i128 k, const Expr &y) override {
+        i128 plo, phi, ylo, yhi;
+        return product_bounds(x, k, plo, phi) && cbounds(y, ylo, yhi) && fits(x.type(), plo + ylo) &&
+               fits(x.type(), phi + yhi);
+    }
+
+    Expr make_binary(ExprKind op, const Expr &a, const Expr &b) override {
+        switch (op) {
+        case ExprKind::Add: return mk_add(a, b);
+        case ExprKind::Sub: return mk_sub(a, b);
+        case ExprKind::Mul: return mk_mul(a, b);
+        case ExprKind::Div: return mk_div(a, b);
+        case ExprKind::Mod: return mk_mod(a, b);
+        case ExprKind::Min: return mk_minmax(true, a, b);
+        case ExprKind::Max: return mk_minmax(false, a, b);
+        case ExprKind::And: return mk_logic(true, a, b);
+        case ExprKind::Or: return mk_logic(false, a, b);
+        default: return mk_cmp(op, a, b);
+        }
+    }
+    Expr make_not(const Expr &a) override { return mk_not(a); }
+    Expr make_select(const Expr &c, const Expr &a, const Expr &b) override { return mk_select(c, a, b); }
+    Expr make_cast(Type t, const Expr &v) override { return mk_cast(t, v); }
+
     /** x * k does not wrap; the product's bounds in plo, phi. */
-    bool no_wrap_mul(const Expr &x, i128 k, i128 &plo, i128 &phi) {
+    bool product_bounds(const Expr &x, i128 k, i128 &plo, i128 &phi) {
         i128 lo, hi, a, b;
         if (!cbounds(x, lo, hi) || !detail::mul_checked(lo, k, a) || !detail::mul_checked(hi, k, b)) return false;
         plo = std::min(a, b);
         phi = std::max(a, b);
         return fits(x.type(), plo) && fits(x.type(), phi);
-    }
-
-    /** x * k + y: neither the product nor the sum wraps. */
-    bool no_wrap_mul_add(const Expr &x, i128 k, const Expr &y) {
-        i128 plo, phi, ylo, yhi;
-        return no_wrap_mul(x, k, plo, phi) && cbounds(y, ylo, yhi) && fits(x.type(), plo + ylo) &&
-               fits(x.type(), phi + yhi);
     }
 
     bool inlinable(const Expr &value, const Expr &body) {
@@ -659,7 +1099,8 @@ private:
 
     // -----------------------------------------------------------------------------------
     // Node builders. Operands are already simplified; the result is simplified. `orig` is
-    // the node being simplified, returned as is when nothing changed.
+    // the node being simplified, returned as is when nothing changed. Each builder folds
+    // constants and handles vector lanes itself, then applies its operator's rule table.
 
     template<typename N>
     static Expr plain(const Expr &a, const Expr &b, const Expr &orig) {
@@ -668,8 +1109,20 @@ private:
         return N::make(a, b);
     }
 
-    /** Constant folding of a binary operator (scalars, or Broadcasts of scalars). */
-    static Expr fold(ExprKind k, const Expr &a, const Expr &b) {
+    /** The result of the first entry of `table` that applies, or undefined. */
+    Expr apply_rules(const Table &table, ExprKind op, Type result, std::initializer_list<const Expr *> operands) {
+        return rewrite::apply(table, op, result, operands.begin(), int(operands.size()), *this, too_deep(), trace_);
+    }
+
+    template<typename N>
+    Expr binary_rules(const Table &table, const Expr &a, const Expr &b, const Expr &orig) {
+        if (Expr r = apply_rules(table, N::node_kind, a.type(), {&a, &b}); r.defined()) return r;
+        return plain<N>(a, b, orig);
+    }
+
+    /** Constant folding of a binary operator (scalars), or the operator applied to the
+     * values of two Broadcasts; undefined otherwise. */
+    Expr fold(ExprKind k, const Expr &a, const Expr &b) {
         ir::Scalar x, y;
         if (detail::const_scalar(a, x) && detail::const_scalar(b, y)) {
             Type t = a.type();
@@ -678,399 +1131,96 @@ private:
                        k == ExprKind::GT || k == ExprKind::GE;
             return detail::make_scalar(cmp ? Bool() : t, r);
         }
+        const auto *x_lanes = as<Broadcast>(a);
+        const auto *y_lanes = as<Broadcast>(b);
+        if (x_lanes && y_lanes && x_lanes->lanes == y_lanes->lanes)
+            return Broadcast::make(make_binary(k, x_lanes->value, y_lanes->value), x_lanes->lanes);
         return Expr();
     }
 
-    static const Broadcast *both_broadcast(const Expr &a, const Expr &b) {
-        const auto *x = as<Broadcast>(a);
-        const auto *y = as<Broadcast>(b);
-        return (x && y && x->lanes == y->lanes) ? x : nullptr;
-    }
-
-    Expr add_const(const Expr &x, i128 c) {
-        Guard g(depth_);
-        Type t = x.type();
-        c = detail::wrap(t, c);
-        i128 v;
-        if (const_int(x, v)) return make_const(t, v + c);
-        if (c == 0) return x;
-        if (too_deep()) return Add::make(x, make_const(t, c));
-        Expr y;
-        i128 d;
-        if (split_offset(x, y, d)) return add_const(y, d + c);
-        if (const auto *s = as<Sub>(x)) {
-            if (const_int(s->a, v)) return mk_sub(make_const(t, v + c), s->b);  // (v - y) + c
-        }
-        if (const auto *r = as<Ramp>(x)) return Ramp::make(add_const(r->base, c), r->stride, r->lanes);
-        if (const auto *b = as<Broadcast>(x)) return Broadcast::make(add_const(b->value, c), b->lanes);
-        if (t.element_of().is_uint() && c > type_max(t) / 2)
-            return Sub::make(x, make_const(t, type_max(t) + 1 - c));  // x - (2^n - c), for reading
-        return Add::make(x, make_const(t, c));
+    /** A Ramp plus or minus a Broadcast or a Ramp, as a Ramp (lane i of both sides is ≡ as a
+     * polynomial in i); undefined for other operands. */
+    Expr ramp_sum(ExprKind op, const Expr &a, const Expr &b) {
+        const auto *r = as<Ramp>(a);
+        if (!r) return Expr();
+        if (const auto *bb = as<Broadcast>(b)) return Ramp::make(make_binary(op, r->base, bb->value), r->stride, r->lanes);
+        if (const auto *r2 = as<Ramp>(b))
+            return make_ramp(make_binary(op, r->base, r2->base), make_binary(op, r->stride, r2->stride), r->lanes);
+        return Expr();
     }
 
     Expr mk_add(const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
         if (Expr f = fold(ExprKind::Add, a, b); f.defined()) return f;
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(mk_add(x->value, as<Broadcast>(b)->value), x->lanes);
-        Type t = a.type();
-        if (!is_integer_type(t) || too_deep()) return plain<Add>(a, b, orig);
-        if (const auto *r = as<Ramp>(a)) {
-            if (const auto *bb = as<Broadcast>(b)) return Ramp::make(mk_add(r->base, bb->value), r->stride, r->lanes);
-            if (const auto *r2 = as<Ramp>(b))
-                return make_ramp(mk_add(r->base, r2->base), mk_add(r->stride, r2->stride), r->lanes);
+        if (!is_integer_type(a.type())) return plain<Add>(a, b, orig);
+        if (!too_deep()) {
+            if (Expr r = ramp_sum(ExprKind::Add, a, b); r.defined()) return r;
+            if (as<Broadcast>(a) && as<Ramp>(b)) return mk_add(b, a);
         }
-        if (as<Broadcast>(a) && as<Ramp>(b)) return mk_add(b, a);
-        i128 ca, cb;
-        bool a_c = const_int(a, ca), b_c = const_int(b, cb);
-        if (a_c && !b_c) return mk_add(b, a);
-        if (b_c) return add_const(a, cb);
-        Expr x;
-        i128 c;
-        if (split_offset(b, x, c)) return add_const(mk_add(a, x), c);  // a + (x + c)
-        if (split_offset(a, x, c)) return add_const(mk_add(x, b), c);  // (x + c) + b
-        if (const auto *s = as<Sub>(a)) {
-            if (const_int(s->a, c)) return add_const(mk_sub(b, s->b), c);  // (c - y) + b
-            if (equal(s->b, b)) return s->a;                               // (y - b) + b
-        }
-        if (const auto *s = as<Sub>(b)) {
-            if (const_int(s->a, c)) return add_const(mk_sub(a, s->b), c);  // a + (c - y)
-            if (equal(s->b, a)) return s->a;                               // a + (y - a)
-        }
-        Expr xa, xb;
-        i128 ka, kb;
-        linear_term(a, xa, ka);
-        linear_term(b, xb, kb);
-        if (equal(xa, xb)) return mk_mul(xa, make_const(t, ka + kb));  // x*ka + x*kb
-        return plain<Add>(a, b, orig);
+        return binary_rules<Add>(rules_.add, a, b, orig);
     }
 
     Expr mk_sub(const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
         if (Expr f = fold(ExprKind::Sub, a, b); f.defined()) return f;
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(mk_sub(x->value, as<Broadcast>(b)->value), x->lanes);
-        Type t = a.type();
-        if (!is_integer_type(t) || too_deep()) return plain<Sub>(a, b, orig);
-        if (equal(a, b)) return make_const(t, 0);
-        if (const auto *r = as<Ramp>(a)) {
-            if (const auto *bb = as<Broadcast>(b)) return Ramp::make(mk_sub(r->base, bb->value), r->stride, r->lanes);
-            if (const auto *r2 = as<Ramp>(b))
-                return make_ramp(mk_sub(r->base, r2->base), mk_sub(r->stride, r2->stride), r->lanes);
-        }
-        if (const auto *r = as<Ramp>(b)) {
-            if (const auto *ba = as<Broadcast>(a))
-                return make_ramp(mk_sub(ba->value, r->base), mk_sub(make_const(r->stride.type(), 0), r->stride),
-                                  r->lanes);
-        }
-        i128 ca, cb;
-        if (const_int(b, cb)) return add_const(a, -cb);
-        Expr x, y;
-        i128 c1, c2;
-        if (const_int(a, ca)) {
-            if (split_offset(b, y, c2)) return mk_sub(make_const(t, ca - c2), y);  // ca - (y + c2)
-            if (const auto *s = as<Sub>(b)) {
-                if (const_int(s->a, c2)) return add_const(s->b, ca - c2);  // ca - (c2 - y)
+        if (!is_integer_type(a.type())) return plain<Sub>(a, b, orig);
+        if (!too_deep()) {
+            if (Expr r = ramp_sum(ExprKind::Sub, a, b); r.defined()) return r;
+            if (const auto *r = as<Ramp>(b)) {
+                if (const auto *ba = as<Broadcast>(a))
+                    return make_ramp(mk_sub(ba->value, r->base), mk_sub(make_const(r->stride.type(), 0), r->stride),
+                                     r->lanes);
             }
-            return plain<Sub>(a, b, orig);
         }
-        bool oa = split_offset(a, x, c1), ob = split_offset(b, y, c2);
-        if (oa || ob) {
-            if (!oa) x = a, c1 = 0;
-            if (!ob) y = b, c2 = 0;
-            return add_const(mk_sub(x, y), c1 - c2);
-        }
-        if (const auto *s = as<Add>(a)) {
-            if (equal(s->a, b)) return s->b;  // (b + y) - b
-            if (equal(s->b, b)) return s->a;  // (y + b) - b
-        }
-        if (const auto *s = as<Add>(b)) {
-            if (equal(s->a, a)) return mk_sub(make_const(t, 0), s->b);  // a - (a + y)
-            if (equal(s->b, a)) return mk_sub(make_const(t, 0), s->a);  // a - (y + a)
-        }
-        if (const auto *s = as<Sub>(a)) {
-            if (equal(s->a, b)) return mk_sub(make_const(t, 0), s->b);  // (b - y) - b
-        }
-        if (const auto *s = as<Sub>(b)) {
-            if (equal(s->a, a)) return s->b;  // a - (a - y)
-        }
-        Expr xa, xb;
-        i128 ka, kb;
-        linear_term(a, xa, ka);
-        linear_term(b, xb, kb);
-        if ((ka != 1 || kb != 1) && equal(xa, xb)) return mk_mul(xa, make_const(t, ka - kb));
-        return plain<Sub>(a, b, orig);
+        return binary_rules<Sub>(rules_.sub, a, b, orig);
     }
 
     Expr mk_mul(const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
         if (Expr f = fold(ExprKind::Mul, a, b); f.defined()) return f;
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(mk_mul(x->value, as<Broadcast>(b)->value), x->lanes);
-        Type t = a.type();
-        if (!is_integer_type(t) || too_deep()) return plain<Mul>(a, b, orig);
-        if (const auto *r = as<Ramp>(a)) {
-            if (const auto *bb = as<Broadcast>(b))
-                return make_ramp(mk_mul(r->base, bb->value), mk_mul(r->stride, bb->value), r->lanes);
+        if (!is_integer_type(a.type())) return plain<Mul>(a, b, orig);
+        if (!too_deep()) {
+            if (const auto *r = as<Ramp>(a)) {
+                if (const auto *bb = as<Broadcast>(b))
+                    return make_ramp(mk_mul(r->base, bb->value), mk_mul(r->stride, bb->value), r->lanes);
+            }
+            if (as<Broadcast>(a) && as<Ramp>(b)) return mk_mul(b, a);
         }
-        if (as<Broadcast>(a) && as<Ramp>(b)) return mk_mul(b, a);
-        i128 ca, cb;
-        bool a_c = const_int(a, ca), b_c = const_int(b, cb);
-        if (a_c && !b_c) return mk_mul(b, a);
-        if (!b_c) return plain<Mul>(a, b, orig);
-        if (cb == 0) return make_const(t, 0);
-        if (cb == 1) return a;
-        Expr x;
-        i128 c;
-        if (const auto *m = as<Mul>(a)) {
-            if (const_int(m->b, c)) return mk_mul(m->a, make_const(t, mul_wrap(t, c, cb)));  // (x*c)*cb
-        }
-        if (split_offset(a, x, c)) return add_const(mk_mul(x, b), mul_wrap(t, c, cb));  // (x+c)*cb
-        if (const auto *s = as<Sub>(a)) {
-            if (const_int(s->a, c)) return mk_sub(make_const(t, mul_wrap(t, c, cb)), mk_mul(s->b, b));
-        }
-        return plain<Mul>(a, b, orig);
+        return binary_rules<Mul>(rules_.mul, a, b, orig);
     }
 
     Expr mk_div(const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
         if (Expr f = fold(ExprKind::Div, a, b); f.defined()) return f;
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(mk_div(x->value, as<Broadcast>(b)->value), x->lanes);
-        Type t = a.type();
-        if (!is_integer_type(t) || too_deep()) return plain<Div>(a, b, orig);
-        i128 ca, cb;
-        if (const_int(a, ca) && ca == 0) return a;  // 0 / b == 0 for every b
-        if (!const_int(b, cb)) return plain<Div>(a, b, orig);
-        if (cb == 0) return make_const(t, 0);
-        if (cb == 1) return a;
-        if (cb == -1) return mk_sub(make_const(t, 0), a);
-        if (cb < 0) return plain<Div>(a, b, orig);
-        i128 lo, hi;
-        if (cbounds(a, lo, hi)) {
-            i128 q0 = detail::div_euclid(lo, cb), q1 = detail::div_euclid(hi, cb);
-            if (q0 == q1) return make_const(t, q0);
-        }
-        i128 k;
-        if (const auto *d = as<Div>(a)) {
-            if (const_int(d->b, k) && k > 0 && fits(t, k * cb)) return mk_div(d->a, make_const(t, k * cb));
-        }
-        i128 plo, phi;
-        if (const auto *m = as<Mul>(a)) {
-            if (const_int(m->b, k) && detail::mod_euclid(k, cb) == 0 && no_wrap_mul(m->a, k, plo, phi))
-                return mk_mul(m->a, make_const(t, k / cb));
-        }
-        if (const auto *s = as<Add>(a)) {
-            for (int i = 0; i < 2; i++) {
-                const Expr &p = i == 0 ? s->a : s->b;
-                const Expr &q = i == 0 ? s->b : s->a;
-                const auto *m = as<Mul>(p);
-                if (m && const_int(m->b, k) && detail::mod_euclid(k, cb) == 0 && no_wrap_mul_add(m->a, k, q))
-                    return mk_add(mk_mul(m->a, make_const(t, k / cb)), mk_div(q, b));
-            }
-        }
-        Expr x;
-        if (split_offset(a, x, k) && detail::mod_euclid(k, cb) == 0 && no_wrap_offset(x, k))
-            return add_const(mk_div(x, b), detail::div_euclid(k, cb));
-        return plain<Div>(a, b, orig);
+        if (!is_integer_type(a.type())) return plain<Div>(a, b, orig);
+        return binary_rules<Div>(rules_.div, a, b, orig);
     }
 
     Expr mk_mod(const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
         if (Expr f = fold(ExprKind::Mod, a, b); f.defined()) return f;
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(mk_mod(x->value, as<Broadcast>(b)->value), x->lanes);
-        Type t = a.type();
-        if (!is_integer_type(t) || too_deep()) return plain<Mod>(a, b, orig);
-        i128 ca, cb;
-        if (const_int(a, ca) && ca == 0) return a;
-        if (!const_int(b, cb)) {
-            if (equal(a, b)) return make_const(t, 0);
-            return plain<Mod>(a, b, orig);
-        }
-        i128 m = detail::abs128(cb);
-        if (m <= 1) return make_const(t, 0);  // x % 0, x % 1, x % -1
-        i128 lo, hi;
-        if (cbounds(a, lo, hi)) {
-            i128 q0 = detail::div_euclid(lo, m), q1 = detail::div_euclid(hi, m);
-            if (q0 == q1) return add_const(a, -q0 * m);  // a is in [q*m, q*m + m - 1]
-        }
-        i128 k;
-        if (const auto *md = as<Mod>(a)) {
-            if (const_int(md->b, k) && k != 0 && detail::mod_euclid(k, m) == 0) return mk_mod(md->a, b);
-        }
-        bool pow2 = detail::is_pow2(m);
-        i128 plo, phi;
-        if (const auto *ml = as<Mul>(a)) {
-            if (const_int(ml->b, k) && detail::mod_euclid(k, m) == 0 && (pow2 || no_wrap_mul(ml->a, k, plo, phi)))
-                return make_const(t, 0);
-        }
-        if (const auto *s = as<Add>(a)) {
-            for (int i = 0; i < 2; i++) {
-                const Expr &p = i == 0 ? s->a : s->b;
-                const Expr &q = i == 0 ? s->b : s->a;
-                const auto *ml = as<Mul>(p);
-                if (ml && const_int(ml->b, k) && detail::mod_euclid(k, m) == 0 &&
-                    (pow2 || no_wrap_mul_add(ml->a, k, q)))
-                    return mk_mod(q, b);
-            }
-        }
-        Expr x;
-        if (split_offset(a, x, k) && detail::mod_euclid(k, m) == 0 && (pow2 || no_wrap_offset(x, k)))
-            return mk_mod(x, b);
-        return plain<Mod>(a, b, orig);
+        if (!is_integer_type(a.type())) return plain<Mod>(a, b, orig);
+        return binary_rules<Mod>(rules_.mod, a, b, orig);
     }
 
     Expr mk_minmax(bool is_min, const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
-        auto make = [&](const Expr &x, const Expr &y) {
-            return is_min ? plain<Min>(x, y, orig) : plain<Max>(x, y, orig);
-        };
-        auto again = [&](const Expr &x, const Expr &y) { return mk_minmax(is_min, x, y); };
         if (Expr f = fold(is_min ? ExprKind::Min : ExprKind::Max, a, b); f.defined()) return f;
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(again(x->value, as<Broadcast>(b)->value), x->lanes);
-        if (a.same_as(b) || equal(a, b)) return a;
-        Type t = a.type();
-        if (t.element_of().is_float() || too_deep()) return make(a, b);
-        i128 ca, cb;
-        bool a_c = const_int(a, ca), b_c = const_int(b, cb);
-        if (a_c && !b_c) return again(b, a);
-        // Same-kind and other-kind operand nodes.
-        auto same = [&](const Expr &e, Expr &x, Expr &y) {
-            if (is_min) {
-                if (const auto *n = as<Min>(e)) return x = n->a, y = n->b, true;
-            } else {
-                if (const auto *n = as<Max>(e)) return x = n->a, y = n->b, true;
-            }
-            return false;
-        };
-        auto other = [&](const Expr &e, Expr &x, Expr &y) {
-            if (is_min) {
-                if (const auto *n = as<Max>(e)) return x = n->a, y = n->b, true;
-            } else {
-                if (const auto *n = as<Min>(e)) return x = n->a, y = n->b, true;
-            }
-            return false;
-        };
-        Expr x, y;
-        i128 k;
-        if (b_c) {
-            if (cb == (is_min ? type_max(t) : type_min(t))) return a;
-            if (cb == (is_min ? type_min(t) : type_max(t))) return b;
-            if (same(a, x, y) && const_int(y, k))
-                return again(x, make_const(t, is_min ? std::min(k, cb) : std::max(k, cb)));
-            if (other(a, x, y) && const_int(y, k) && (is_min ? cb <= k : cb >= k)) return b;
-        }
-        i128 al, ah, bl, bh;
-        if (cbounds(a, al, ah) && cbounds(b, bl, bh)) {
-            if (ah <= bl) return is_min ? a : b;
-            if (bh <= al) return is_min ? b : a;
-        }
-        Expr xa, xb;
-        i128 c1, c2;
-        offset_of(a, xa, c1);
-        offset_of(b, xb, c2);
-        if (c1 != c2 && equal(xa, xb) && no_wrap_offset(xa, c1) && no_wrap_offset(xa, c2))
-            return (c1 < c2) == is_min ? a : b;
-        if (other(b, x, y) && (equal(x, a) || equal(y, a))) return a;  // min(a, max(a, y))
-        if (other(a, x, y) && (equal(x, b) || equal(y, b))) return b;  // min(max(b, y), b)
-        // min(min(min(p, q), r), q) -> min(min(p, q), r): an operand already in the other
-        // operand's chain of mins (associativity, commutativity, idempotence).
-        auto in_chain = [&](const Expr &chain, const Expr &e) {
-            std::vector<Expr> todo = {chain};
-            int budget = 32;
-            while (!todo.empty() && budget-- > 0) {
-                Expr c = std::move(todo.back());
-                todo.pop_back();
-                Expr p, q;
-                if (same(c, p, q)) {
-                    todo.push_back(p);
-                    todo.push_back(q);
-                } else if (equal(c, e)) {
-                    return true;
-                }
-            }
-            return false;
-        };
-        if (same(a, x, y) && in_chain(a, b)) return a;
-        if (same(b, x, y) && in_chain(b, a)) return b;
-        return make(a, b);
+        return is_min ? binary_rules<Min>(rules_.min, a, b, orig) : binary_rules<Max>(rules_.max, a, b, orig);
     }
 
     Expr mk_cmp(ExprKind kind, const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
-        auto make = [&](ExprKind k, const Expr &x, const Expr &y) -> Expr {
-            switch (k) {
-            case ExprKind::EQ: return plain<EQ>(x, y, orig);
-            case ExprKind::NE: return plain<NE>(x, y, orig);
-            case ExprKind::LT: return plain<LT>(x, y, orig);
-            case ExprKind::LE: return plain<LE>(x, y, orig);
-            case ExprKind::GT: return plain<GT>(x, y, orig);
-            default: return plain<GE>(x, y, orig);
-            }
-        };
         if (Expr f = fold(kind, a, b); f.defined()) return f;
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(mk_cmp(kind, x->value, as<Broadcast>(b)->value), x->lanes);
-        Type t = a.type();
-        int lanes = t.lanes;
-        if (t.element_of().is_float() || too_deep()) return make(kind, a, b);
-        auto answer = [&](bool v) { return make_bool_const(v, lanes); };
-        auto decide = [&](i128 x, i128 y) {
-            switch (kind) {
-            case ExprKind::EQ: return x == y;
-            case ExprKind::NE: return x != y;
-            case ExprKind::LT: return x < y;
-            case ExprKind::LE: return x <= y;
-            case ExprKind::GT: return x > y;
-            default: return x >= y;
-            }
-        };
-        if (equal(a, b)) return answer(decide(0, 0));
-        i128 ca, cb;
-        bool a_c = const_int(a, ca), b_c = const_int(b, cb);
-        if (a_c && !b_c) {
-            // c < x  ->  x > c
-            ExprKind flipped = kind == ExprKind::LT   ? ExprKind::GT
-                               : kind == ExprKind::LE ? ExprKind::GE
-                               : kind == ExprKind::GT ? ExprKind::LT
-                               : kind == ExprKind::GE ? ExprKind::LE
-                                                      : kind;
-            return mk_cmp(flipped, b, a);
+        if (Expr r = apply_rules(rules_.cmp, kind, Bool(a.type().lanes), {&a, &b}); r.defined()) return r;
+        switch (kind) {
+        case ExprKind::EQ: return plain<EQ>(a, b, orig);
+        case ExprKind::NE: return plain<NE>(a, b, orig);
+        case ExprKind::LT: return plain<LT>(a, b, orig);
+        case ExprKind::LE: return plain<LE>(a, b, orig);
+        case ExprKind::GT: return plain<GT>(a, b, orig);
+        default: return plain<GE>(a, b, orig);
         }
-        i128 al, ah, bl, bh;
-        if (cbounds(a, al, ah) && cbounds(b, bl, bh)) {
-            int r = -1;
-            switch (kind) {
-            case ExprKind::LT: r = ah < bl ? 1 : al >= bh ? 0 : -1; break;
-            case ExprKind::LE: r = ah <= bl ? 1 : al > bh ? 0 : -1; break;
-            case ExprKind::GT: r = al > bh ? 1 : ah <= bl ? 0 : -1; break;
-            case ExprKind::GE: r = al >= bh ? 1 : ah < bl ? 0 : -1; break;
-            case ExprKind::EQ: r = (ah < bl || bh < al) ? 0 : -1; break;
-            default: r = (ah < bl || bh < al) ? 1 : -1; break;
-            }
-            if (r >= 0) return answer(r == 1);
-        }
-        if (!is_integer_type(t)) return make(kind, a, b);  // bool operands
-        Expr xa, xb;
-        i128 c1, c2;
-        offset_of(a, xa, c1);
-        offset_of(b, xb, c2);
-        if (kind == ExprKind::EQ || kind == ExprKind::NE) {
-            // Adding a constant is a bijection modulo 2^n.
-            if (c1 != 0) return mk_cmp(kind, xa, add_const(b, -c1));
-            if (const auto *s = as<Sub>(a)) {
-                if (b_c && cb == 0) return mk_cmp(kind, s->a, s->b);  // x - y == 0
-            }
-            return make(kind, a, b);
-        }
-        // Orderings: only when the offsets provably do not wrap.
-        if (c1 != c2 && equal(xa, xb) && no_wrap_offset(xa, c1) && no_wrap_offset(xa, c2))
-            return answer(decide(c1, c2));
-        if (b_c && c1 != 0 && fits(t, cb - c1) && no_wrap_offset(xa, c1))
-            return mk_cmp(kind, xa, make_const(t, cb - c1));
-        return make(kind, a, b);
     }
 
     Expr mk_not(const Expr &a, const Expr &orig = Expr()) {
@@ -1078,52 +1228,23 @@ private:
         i128 v;
         if (const_int(a, v)) return make_bool_const(v == 0, a.type().lanes);
         if (const auto *b = as<Broadcast>(a)) return Broadcast::make(mk_not(b->value), b->lanes);
-        if (const auto *n = as<Not>(a)) return n->a;
-        if (const auto *e = as<EQ>(a)) return NE::make(e->a, e->b);
-        if (const auto *e = as<NE>(a)) return EQ::make(e->a, e->b);
-        auto int_operands = [](const Expr &x) { return !x.type().element_of().is_float(); };
-        if (const auto *e = as<LT>(a); e && int_operands(e->a)) return GE::make(e->a, e->b);
-        if (const auto *e = as<LE>(a); e && int_operands(e->a)) return GT::make(e->a, e->b);
-        if (const auto *e = as<GT>(a); e && int_operands(e->a)) return LE::make(e->a, e->b);
-        if (const auto *e = as<GE>(a); e && int_operands(e->a)) return LT::make(e->a, e->b);
+        if (Expr r = apply_rules(rules_.logical_not, ExprKind::Not, a.type(), {&a}); r.defined()) return r;
         if (const Not *o = as<Not>(orig); o && o->a.same_as(a)) return orig;
         return Not::make(a);
     }
 
     Expr mk_logic(bool is_and, const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
-        auto make = [&](const Expr &x, const Expr &y) {
-            return is_and ? plain<And>(x, y, orig) : plain<Or>(x, y, orig);
-        };
         i128 va, vb;
-        bool a_c = const_int(a, va), b_c = const_int(b, vb);
-        int lanes = a.type().lanes;
-        if (a_c && b_c) return make_bool_const(is_and ? (va && vb) : (va || vb), lanes);
-        if (const Broadcast *x = both_broadcast(a, b))
-            return Broadcast::make(mk_logic(is_and, x->value, as<Broadcast>(b)->value), x->lanes);
-        // The identity element gives the other operand; the absorbing one gives itself.
-        if (a_c) return (va != 0) == is_and ? b : a;
-        if (b_c) return (vb != 0) == is_and ? a : b;
-        if (equal(a, b)) return a;
-        const auto *na = as<Not>(a);
-        const auto *nb = as<Not>(b);
-        if ((na && equal(na->a, b)) || (nb && equal(nb->a, a))) return make_bool_const(!is_and, lanes);
-        return make(a, b);
+        if (const_int(a, va) && const_int(b, vb)) return make_bool_const(is_and ? (va && vb) : (va || vb), a.type().lanes);
+        if (Expr f = fold(is_and ? ExprKind::And : ExprKind::Or, a, b); f.defined()) return f;
+        return is_and ? binary_rules<And>(rules_.logical_and, a, b, orig)
+                      : binary_rules<Or>(rules_.logical_or, a, b, orig);
     }
 
     Expr mk_select(const Expr &c, const Expr &a, const Expr &b, const Expr &orig = Expr()) {
         Guard g(depth_);
-        if (detail::is_const_true(c)) return a;
-        if (detail::is_const_false(c)) return b;
-        if (a.same_as(b) || equal(a, b)) return a;
-        if (too_deep()) return Select::make(c, a, b);
-        if (const auto *n = as<Not>(c)) return mk_select(n->a, b, a);
-        if (a.type().element_of().is_bool() && c.type() == a.type()) {
-            if (detail::is_const_true(a) && detail::is_const_false(b)) return c;
-            if (detail::is_const_false(a) && detail::is_const_true(b)) return mk_not(c);
-        }
-        if (const auto *s = as<Select>(a); s && equal(s->condition, c)) return mk_select(c, s->true_value, b);
-        if (const auto *s = as<Select>(b); s && equal(s->condition, c)) return mk_select(c, a, s->false_value);
+        if (Expr r = apply_rules(rules_.select, ExprKind::Select, a.type(), {&c, &a, &b}); r.defined()) return r;
         if (const Select *o = as<Select>(orig)) {
             if (o->condition.same_as(c) && o->true_value.same_as(a) && o->false_value.same_as(b)) return orig;
         }
@@ -1132,28 +1253,33 @@ private:
 
     Expr mk_cast(Type t, const Expr &v, const Expr &orig = Expr()) {
         Guard g(depth_);
-        if (v.type() == t) return v;
+        if (Expr r = apply_rules(rules_.cast, ExprKind::Cast, t, {&v}); r.defined()) return r;
         ir::Scalar s;
-        if (t.is_scalar() && detail::const_scalar(v, s)) {
-            return detail::make_scalar(t, ir::cast(t, v.type(), s));
-        }
+        if (t.is_scalar() && detail::const_scalar(v, s)) return detail::make_scalar(t, ir::cast(t, v.type(), s));
         if (const auto *b = as<Broadcast>(v)) return Broadcast::make(mk_cast(t.element_of(), b->value), b->lanes);
-        if (const auto *c = as<Cast>(v); c && !too_deep()) {
-            Type S = c->value.type().element_of(), U = c->type.element_of(), T = t.element_of();
-            const Expr &x = c->value;
-            if (S.is_integer() && U.is_integer() && T.is_integer() && T.bits <= U.bits) return mk_cast(t, x);
-            bool exact_source = S.is_integer() || S.is_bool();
-            if (exact_source && U.is_integer() && contains_range(U, S)) return mk_cast(t, x);
-            if (exact_source && U.is_float() && float_holds_exactly(U, S) &&
-                (T.is_float() || T.is_bool() || (T.is_integer() && contains_range(T, S))))
-                return mk_cast(t, x);
-        }
         if (const Cast *o = as<Cast>(orig); o && o->value.same_as(v)) return orig;
         return Cast::make(t, v);
     }
 };
 
 }  // namespace
+
+std::vector<const rewrite::Table *> simplifier_rule_tables() { return RuleTables::all(rule_tables()); }
+
+std::vector<std::string> render_simplifier_rules() {
+    std::vector<std::string> out = rewrite::render_notation();
+    for (const Table *t : RuleTables::all(rule_tables())) {
+        out.push_back("");
+        for (std::string &line : rewrite::render(*t)) out.push_back(std::move(line));
+    }
+    return out;
+}
+
+Expr simplify_tracing_rules(const Expr &e, const ConstBoundsScope &bounds, std::vector<const rewrite::Entry *> &applied) {
+    if (!e.defined()) return e;
+    Simplifier s(&bounds, false, &applied);
+    return s.mutate(e);
+}
 
 Expr simplify(const Expr &e) {
     if (!e.defined()) return e;

@@ -1,9 +1,10 @@
 // Guard elimination: an if whose condition compares coordinates and holds in every
 // iteration of the enclosing loops is replaced by its body (after unrolling, the guards of
 // full tiles). Conditions are solved as non-negative differences, in 64 bits
-// (nonnegative_difference_in_int64), bounded over the loops' ranges with the lets between
+// (analysis::nonnegative_difference, src/analysis/Inequality.h), bounded over the loops' ranges with the lets between
 // substituted.
 
+#include "analysis/Inequality.h"
 #include "analysis/Interval.h"
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
@@ -43,7 +44,7 @@ protected:
 private:
     bool always_true(const Expr &cond) {
         // In 64 bits: the condition may hold constants near the ends of int32.
-        Expr d = nonnegative_difference_in_int64(substitute_lets(lets_, cond));
+        Expr d = analysis::nonnegative_difference(substitute_lets(lets_, cond));
         if (!d.defined()) return false;
         d = analysis::simplify_index(d);
         int64_t lo, hi;

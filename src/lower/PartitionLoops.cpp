@@ -37,6 +37,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/Inequality.h"
 #include "analysis/Interval.h"
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
@@ -309,7 +310,7 @@ protected:
         auto holds_in_steady_state = [&](const Expr &condition, const std::vector<std::pair<std::string, Interval>> &inner,
                                          Expr &new_lo, Expr &new_hi) {
             // In 64 bits: the condition may hold constants near the ends of int32.
-            const Expr d = nonnegative_difference_in_int64(condition);
+            const Expr d = analysis::nonnegative_difference(condition);
             int64_t coef;
             Expr rest;
             if (!d.defined() || !linear_in(d, op->name, coef, rest) || coef == 0) return false;

@@ -68,36 +68,6 @@ Expr buffer_stride(const std::string &b, int dim) {
     return Variable::make(Int(64), b + ".stride." + std::to_string(dim));
 }
 
-Expr in_int64(const Expr &e) {
-    if (e.type() != Int(32)) return e;
-    if (const IntImm *c = as<IntImm>(e)) return IntImm::make(Int(64), c->value);
-    if (reads_memory(e)) return Cast::make(Int(64), e);
-    if (const Add *op = as<Add>(e)) return Add::make(in_int64(op->a), in_int64(op->b));
-    if (const Sub *op = as<Sub>(e)) return Sub::make(in_int64(op->a), in_int64(op->b));
-    if (const Mul *op = as<Mul>(e)) return Mul::make(in_int64(op->a), in_int64(op->b));
-    if (const Div *op = as<Div>(e)) return Div::make(in_int64(op->a), in_int64(op->b));
-    if (const Mod *op = as<Mod>(e)) return Mod::make(in_int64(op->a), in_int64(op->b));
-    if (const Min *op = as<Min>(e)) return Min::make(in_int64(op->a), in_int64(op->b));
-    if (const Max *op = as<Max>(e)) return Max::make(in_int64(op->a), in_int64(op->b));
-    if (const Select *op = as<Select>(e))
-        return Select::make(op->condition, in_int64(op->true_value), in_int64(op->false_value));
-    return Cast::make(Int(64), e);
-}
-
-Expr nonnegative_difference_in_int64(const Expr &cond) {
-    Expr a, b;
-    int64_t strict = 0;
-    switch (cond->kind) {
-    case ExprKind::LT: a = as<LT>(cond)->a, b = as<LT>(cond)->b, strict = 1; break;
-    case ExprKind::LE: a = as<LE>(cond)->a, b = as<LE>(cond)->b; break;
-    case ExprKind::GT: a = as<GT>(cond)->b, b = as<GT>(cond)->a, strict = 1; break;
-    case ExprKind::GE: a = as<GE>(cond)->b, b = as<GE>(cond)->a; break;
-    default: return Expr();
-    }
-    if (a.type() != Int(32)) return Expr();
-    return Sub::make(Sub::make(in_int64(b), in_int64(a)), IntImm::make(Int(64), strict));
-}
-
 namespace {
 
 /** The int64 expression e computed in int32, when that is coordinate arithmetic: widened

@@ -78,19 +78,6 @@ TailStrategy resolve_tail(const FuncPlan &p, int stage, const ir::Split &s, bool
  * them (a RoundUp or ShiftInwards split of `var` or of a loop made from it). */
 bool computes_past_region(const FuncPlan &p, const std::string &var);
 
-/** An int32 value computed in int64, where its arithmetic cannot wrap: the arithmetic of
- * coordinates (+, -, *, /, %, min, max, select of variables and constants, which lowering
- * assumes does not leave int32: src/lower/MarkIndexArithmetic.cpp) is done in 64 bits, and
- * anything computed from memory, whose arithmetic wraps as the algorithm says, is computed
- * in 32 bits and widened. */
-Expr in_int64(const Expr &e);
-
-/** An int32 comparison a < b, a <= b, a > b or a >= b as the int64 difference that it
- * states is non-negative (b - a - 1 for a < b, b - a for a <= b, and the mirror images),
- * with a and b in_int64: a bound derived from it cannot wrap when the comparison holds
- * constants near the ends of int32. Undefined for any other condition. */
-Expr nonnegative_difference_in_int64(const Expr &condition);
-
 /** An int64 bound back in int32: coordinate arithmetic with small constants is computed in
  * int32 again; anything else is saturated to [INT32_MIN + 1, INT32_MAX - 1] (for an int32
  * loop variable a bound beyond is as good as that one, and +1 or -1 of it cannot wrap). */

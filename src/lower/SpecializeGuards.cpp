@@ -12,6 +12,7 @@
 
 #include <set>
 
+#include "analysis/Inequality.h"
 #include "analysis/Interval.h"
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
@@ -66,7 +67,7 @@ protected:
 private:
     Expr condition_for_all(const Expr &cond) {
         // In 64 bits: the condition may hold constants near the ends of int32.
-        Expr d = nonnegative_difference_in_int64(substitute_lets(lets_, cond));
+        Expr d = analysis::nonnegative_difference(substitute_lets(lets_, cond));
         if (!d.defined()) return Expr();
         analysis::Scope scope;
         for (auto &[name, iv] : loops_) scope.push(name, iv);
