@@ -36,7 +36,9 @@ struct CCompilerOptions {
     /** The compiler command (may contain arguments, e.g. "ccache gcc"); run through
      * /bin/sh unless it is plain words. */
     std::string cc = default_c_compiler();
-    /** Compiler flags (split by /bin/sh). Anything that changes float results
+    /** Compiler flags (split by /bin/sh); the driver adds flags that work around known
+     * miscompilations of the compiler (GCC: -fno-predictive-commoning; src/driver/CCompiler.cpp).
+     * Anything that changes float results
      * (-ffast-math, -ffp-contract=fast) breaks bit-exactness; the generated code rejects
      * fast-math at compile time and turns contraction off by pragma. */
     std::string flags = kDefaultCFlags;
