@@ -175,7 +175,7 @@ static std::string compiler_version(const std::string &cc) {
 // Flags that work around known miscompilations of the compiler `cc`, added to every
 // compilation's flags (and so to the cache key). GCC: predictive commoning is off. GCC 12.2
 // (Debian 12) at -O2 miscompiles a lowered pipeline that the schedule fuzzer generated
-// (tests/fuzz/schedule_fuzz_test.cpp, ScheduleFuzz.SeedsThatFailedOptimized): the pass
+// (tests/fuzz/schedule_fuzz_test.cpp, ScheduleFuzz.SeedsThatFailedInLongRuns): the pass
 // carries a byte loaded in one iteration of an inner loop to the next, then the complete
 // unrolling of the loop around it reuses the value loaded by the first unrolled copy in the
 // second, after the first copy stored to it. The lowered code is right (the IR interpreter

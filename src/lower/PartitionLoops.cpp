@@ -331,31 +331,48 @@ protected:
             }
             return true;
         };
-        std::set<const IfThenElse *> drop;
+        // The copies of an unrolled loop share their body's nodes (each copy is a let of
+        // the loop variable around the same statement), so one node may be found several
+        // times, with different lets: it is rewritten only if its condition holds for
+        // every copy; a refused node keeps its guard or clamp everywhere.
+        std::set<const IfThenElse *> drop, kept;
         for (const Guard &g : find.guards)
-            if (holds_in_steady_state(g.condition, g.inner_loops, lo, hi)) drop.insert(g.node);
+            (holds_in_steady_state(g.condition, g.inner_loops, lo, hi) ? drop : kept).insert(g.node);
+        for (const IfThenElse *n : kept) drop.erase(n);
         std::map<const ExprNode *, Expr> unclamped;
+        std::set<const ExprNode *> refused, peeled_in_clamp;
         if (find.has_vector_loop && boundary_depth_ == 0) {
             for (const Clamp &c : find.clamps) {
                 Expr l = lo, h = hi;
                 bool ok = holds_in_steady_state(c.lower, c.inner_loops, l, h) &&
                           holds_in_steady_state(c.upper, c.inner_loops, l, h);
                 for (const Expr &cond : c.inner_conditions) ok = ok && holds_in_steady_state(cond, c.inner_loops, l, h);
-                if (!ok) continue;
+                if (!ok) {
+                    refused.insert(c.node);
+                    for (const auto &inner : c.inner_mins) refused.insert(inner.first);
+                    continue;
+                }
                 lo = l, hi = h;
                 unclamped[c.node] = c.value;
-                for (const auto &[node, a] : c.inner_mins) unclamped[node] = a;
+                for (const auto &[node, a] : c.inner_mins) {
+                    unclamped[node] = a;
+                    peeled_in_clamp.insert(node);
+                }
             }
         }
         if (find.has_vector_loop && !find.has_serial_loop && memory_accesses(op->body) <= kMaxShiftPartitionAccesses) {
             for (const FindGuards::ShiftMin &m : find.shift_mins) {
-                if (unclamped.count(m.node)) continue;  // already peeled inside a clamp
+                if (peeled_in_clamp.count(m.node)) continue;  // solved with its clamp
                 Expr l = lo, h = hi;
-                if (!holds_in_steady_state(m.condition, m.inner_loops, l, h)) continue;
+                if (!holds_in_steady_state(m.condition, m.inner_loops, l, h)) {
+                    refused.insert(m.node);
+                    continue;
+                }
                 lo = l, hi = h;
                 unclamped[m.node] = m.value;
             }
         }
+        for (const ExprNode *n : refused) unclamped.erase(n);
         if (drop.empty() && unclamped.empty()) return IRMutator::visit(op, self);
 
         // [min, start) prologue, [start, end) steady state, [end, min + extent) epilogue.

@@ -34,6 +34,10 @@ class Guards : public IRVisitor {
 public:
     std::vector<const IfThenElse *> nodes;
     std::vector<Expr> holds;
+    /** Guards with no such condition. The copies of an unrolled loop share their body's
+     * nodes, so a node may be found several times, with different lets: it is dropped
+     * only if every occurrence has its condition. */
+    std::set<const IfThenElse *> refused;
     using IRVisitor::include;
 
 protected:
@@ -59,6 +63,8 @@ protected:
             if (c.defined()) {
                 nodes.push_back(op);
                 holds.push_back(c);
+            } else {
+                refused.insert(op);
             }
         }
         IRVisitor::visit(op);
@@ -109,10 +115,14 @@ protected:
         // them becomes vector code, the other runs lane by lane.
         Guards g;
         g.include(loop);
-        if (g.nodes.empty()) return loop;
-        std::set<const IfThenElse *> drop(g.nodes.begin(), g.nodes.end());
+        std::set<const IfThenElse *> drop;
         Expr all;
-        for (const Expr &h : g.holds) all = all.defined() ? And::make(all, h) : h;
+        for (size_t i = 0; i < g.nodes.size(); i++) {
+            if (g.refused.count(g.nodes[i])) continue;
+            drop.insert(g.nodes[i]);
+            all = all.defined() ? And::make(all, g.holds[i]) : g.holds[i];
+        }
+        if (drop.empty()) return loop;
         DropGuards dropper(drop);
         return IfThenElse::make(all, dropper.mutate(loop), loop);
     }
