@@ -74,11 +74,6 @@ Term type_test(TypeTest test, const Term &t) {
     return Term(std::move(n));
 }
 
-bool is_comparison(ExprKind k) {
-    return k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
-           k == ExprKind::GT || k == ExprKind::GE;
-}
-
 // =======================================================================================
 // Matching
 

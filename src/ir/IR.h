@@ -31,6 +31,12 @@ enum class ExprKind : uint8_t {
     Select, Call, Let, Load, Ramp, Broadcast,
 };
 
+/** ==, !=, <, <=, > or >=. */
+inline bool is_comparison(ExprKind k) {
+    return k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE || k == ExprKind::GT ||
+           k == ExprKind::GE;
+}
+
 struct ExprNode {
     const ExprKind kind;
     const Type type;

@@ -106,8 +106,27 @@ Scalar cast(Type to, Type from, Scalar v) {
     return make_uint(wrap_uint(to.bits, from.is_int() ? uint64_t(v.i) : v.u));
 }
 
+/** The comparison op (is_comparison) of x and y, in the order of the values of T. */
+template <typename T>
+bool compare(ExprKind op, T x, T y) {
+    switch (op) {
+    case ExprKind::EQ: return x == y;
+    case ExprKind::NE: return x != y;
+    case ExprKind::LT: return x < y;
+    case ExprKind::LE: return x <= y;
+    case ExprKind::GT: return x > y;
+    default: return x >= y;
+    }
+}
+
 Scalar binary(ExprKind op, Type t, Scalar a, Scalar b) {
     auto boolean = [](bool x) { return make_uint(x ? 1 : 0); };
+    if (is_comparison(op)) {
+        if (t.is_float()) return boolean(compare(op, a.f, b.f));
+        if (t.is_bool()) return boolean(compare(op, a.u != 0, b.u != 0));
+        if (t.is_int()) return boolean(compare(op, a.i, b.i));
+        return boolean(compare(op, a.u, b.u));
+    }
     if (t.is_float()) {
         double x = a.f, y = b.f;
         bool f32 = t.bits == 32;
@@ -133,12 +152,6 @@ Scalar binary(ExprKind op, Type t, Scalar a, Scalar b) {
             }
         case ExprKind::Min: return round(x < y ? x : y);
         case ExprKind::Max: return round(x > y ? x : y);
-        case ExprKind::EQ: return boolean(x == y);
-        case ExprKind::NE: return boolean(x != y);
-        case ExprKind::LT: return boolean(x < y);
-        case ExprKind::LE: return boolean(x <= y);
-        case ExprKind::GT: return boolean(x > y);
-        case ExprKind::GE: return boolean(x >= y);
         default: break;
         }
         TESSERA_INTERNAL_ERROR("binary operator " << int(op) << " on " << t.to_string());
@@ -148,12 +161,6 @@ Scalar binary(ExprKind op, Type t, Scalar a, Scalar b) {
         switch (op) {
         case ExprKind::And: return boolean(x && y);
         case ExprKind::Or: return boolean(x || y);
-        case ExprKind::EQ: return boolean(x == y);
-        case ExprKind::NE: return boolean(x != y);
-        case ExprKind::LT: return boolean(x < y);
-        case ExprKind::LE: return boolean(x <= y);
-        case ExprKind::GT: return boolean(x > y);
-        case ExprKind::GE: return boolean(x >= y);
         case ExprKind::Min: return boolean(x && y);
         case ExprKind::Max: return boolean(x || y);
         default: break;
@@ -171,12 +178,6 @@ Scalar binary(ExprKind op, Type t, Scalar a, Scalar b) {
         case ExprKind::Mod: return w(uint64_t(euclid_mod(x, y)));
         case ExprKind::Min: return make_int(x < y ? x : y);
         case ExprKind::Max: return make_int(x > y ? x : y);
-        case ExprKind::EQ: return boolean(x == y);
-        case ExprKind::NE: return boolean(x != y);
-        case ExprKind::LT: return boolean(x < y);
-        case ExprKind::LE: return boolean(x <= y);
-        case ExprKind::GT: return boolean(x > y);
-        case ExprKind::GE: return boolean(x >= y);
         default: break;
         }
         TESSERA_INTERNAL_ERROR("binary operator " << int(op) << " on " << t.to_string());
@@ -191,12 +192,6 @@ Scalar binary(ExprKind op, Type t, Scalar a, Scalar b) {
     case ExprKind::Mod: return make_uint(y == 0 ? 0 : x % y);
     case ExprKind::Min: return make_uint(x < y ? x : y);
     case ExprKind::Max: return make_uint(x > y ? x : y);
-    case ExprKind::EQ: return boolean(x == y);
-    case ExprKind::NE: return boolean(x != y);
-    case ExprKind::LT: return boolean(x < y);
-    case ExprKind::LE: return boolean(x <= y);
-    case ExprKind::GT: return boolean(x > y);
-    case ExprKind::GE: return boolean(x >= y);
     default: break;
     }
     TESSERA_INTERNAL_ERROR("binary operator " << int(op) << " on " << t.to_string());

@@ -16,7 +16,8 @@
 // Storage folding. fold_storage(v, F) stores dimension v modulo F (storage flattening
 // indexes it with v mod F); that is valid as long as one iteration of the compute level
 // needs at most F consecutive values of v, which a check at the top of every iteration
-// asserts. After a slide along v whose per-iteration footprint has a constant bound K, the
+// asserts. After a slide along v whose per-iteration footprint (the values one iteration
+// needs, and the values it computes) has a constant bound K, the
 // storage is folded automatically by the smallest power of two >= K.
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "analysis/Interval.h"
 #include "analysis/Monotonic.h"
 #include "analysis/Simplify.h"
+#include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -37,6 +39,24 @@ namespace {
 
 Expr i32(int64_t v) { return IntImm::make(Int(32), v); }
 Expr str(const std::string &s) { return StringImm::make(s); }
+
+/** An expression at least a - b, for a and b the same function of different arguments:
+ * min(x, c) - min(y, c) and max(x, c) - max(y, c) are at most max(x - y, 0) (a min or
+ * max with a fixed c moves by no more than its argument) and (x + c) - (y + c) is x - y, so that the rows one iteration
+ * computes under a GuardWithIf split, min(y + 1, y.max) - min(y, y.max), bound by 1. */
+Expr difference_upper_bound(const Expr &a, const Expr &b) {
+    if (const Add *x = as<Add>(a))
+        if (const Add *y = as<Add>(b); y && equal(x->b, y->b)) return difference_upper_bound(x->a, y->a);
+    if (const Sub *x = as<Sub>(a))
+        if (const Sub *y = as<Sub>(b); y && equal(x->b, y->b)) return difference_upper_bound(x->a, y->a);
+    if (const Min *x = as<Min>(a))
+        if (const Min *y = as<Min>(b); y && equal(x->b, y->b))
+            return Max::make(difference_upper_bound(x->a, y->a), IntImm::make(a.type(), 0));
+    if (const Max *x = as<Max>(a))
+        if (const Max *y = as<Max>(b); y && equal(x->b, y->b))
+            return Max::make(difference_upper_bound(x->a, y->a), IntImm::make(a.type(), 0));
+    return Sub::make(a, b);
+}
 
 /** The leading lets of a loop body, and the statement after them. */
 struct LeadingLets {
@@ -177,13 +197,20 @@ private:
                 const Expr slid = Select::make(first, l.lets[min_at[i]].second, Add::make(prev_max, i32(1)));
                 l.lets[min_at[i]].second = analysis::simplify_index(slid);
                 // The footprint of one iteration has a constant bound (3 rows, or fewer in
-                // the last tile of a GuardWithIf split): fold automatically.
+                // the last tile of a GuardWithIf split): fold automatically. The fold holds
+                // both what one iteration needs and what it computes, max - prev_max rows,
+                // which is more when the region advances by more than it needs (every second
+                // row of a downsampling consumer): with fewer slots, two rows computed in
+                // one iteration would share a slot, and the producer's loop over them, if
+                // parallel, would race (the schedule fuzzer, seed 921100057).
                 const Expr footprint = Add::make(Sub::make(maxes[i], mins[i]), i32(1));
-                int64_t k = 0;
+                const Expr computed = difference_upper_bound(maxes[i], prev_max);
+                int64_t k = 0, k_computed = 0;
                 const std::string &var = f.args[i];
                 const bool folded = std::any_of(p_.folds.begin(), p_.folds.end(),
                                                 [&](const auto &fd) { return fd.first == var; });
-                if (analysis::constant_upper_bound(footprint, k) && k > 0 && k <= (1 << 16) && !folded && !p_.is_output) {
+                if (analysis::constant_upper_bound(footprint, k) && analysis::constant_upper_bound(computed, k_computed) &&
+                    (k = std::max(k, k_computed)) > 0 && k <= (1 << 16) && !folded && !p_.is_output) {
                     int64_t fold = 1;
                     while (fold < k) fold *= 2;
                     p_.folds.emplace_back(var, i32(fold));

@@ -581,7 +581,9 @@ private:
             Stack &st = stack_of(f->name);
             push(st, Value::scalar(t, make_int(mn)));
             const size_t slot = st.size() - 1;
-            for (int64_t i = 0; i < ex; i++) {
+            const bool reverse = options_.reverse_parallel && f->for_type == ForType::Parallel;
+            for (int64_t k = 0; k < ex; k++) {
+                const int64_t i = reverse ? ex - 1 - k : k;
                 st[slot].s = make_int(mn + i);
                 exec(f->body);
             }

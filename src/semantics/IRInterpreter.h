@@ -29,8 +29,10 @@
 //
 // Scalars and vectors (Ramp, Broadcast, lanes > 1 Loads, Stores and operators) are
 // evaluated lane by lane with the operators of src/ir/Scalar.h. Parallel loops run
-// serially (they have no meaning of their own; the legality rules of schedules make the
-// order irrelevant).
+// serially, first to last or, with RunOptions::reverse_parallel, last to first: the order
+// of their iterations is unspecified (the legality rules of schedules make it irrelevant),
+// so code whose result depends on it (two iterations writing one element, or one reading
+// what another writes) shows as a difference between the two orders.
 
 #include <cstdint>
 #include <memory>
@@ -85,6 +87,8 @@ struct RunOptions {
     bool check_output_poison = true;
     /** Filled at the end of a run that returns normally (may be null). */
     RunStats *stats = nullptr;
+    /** Run the iterations of parallel loops last to first (see above). */
+    bool reverse_parallel = false;
     /** Stop with WorkLimitExceeded after this many element stores (0: no limit). The
      * interpreter is orders of magnitude slower than compiled code, and a default schedule
      * that recomputes a reduction per consumer point can take minutes in it; tests over

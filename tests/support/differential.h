@@ -5,7 +5,7 @@
 //     bit on the window (any NaN equals any NaN, docs/semantics.md §3);
 //   * prophecy_check: the lowered code run by the IR interpreter with the dynamic prophecy
 //     check (every store writes the reference value of its provenance annotation, no
-//     poison reaches the window).
+//     poison reaches the window), parallel loops run last to first.
 
 #include <gtest/gtest.h>
 
@@ -179,6 +179,9 @@ inline std::string prophecy_check(const Func &f, const std::vector<int> &mins, c
     actual.set_min(mins);
     semantics::RunOptions options;
     options.prophecy = true;
+    // Parallel loops last to first: compiled code runs them roughly first to last, so a
+    // result that depends on the order shows here or in the differential check.
+    options.reverse_parallel = true;
     semantics::RunStats stats;
     options.stats = &stats;
     options.max_stores = max_stores;
