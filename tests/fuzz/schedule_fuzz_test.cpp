@@ -28,6 +28,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -42,6 +43,10 @@
 #include "support/differential.h"
 #include "support/pipeline_corpus.h"
 #include "support/random_pipeline.h"
+#ifdef TESSERA_HAVE_VALIDATOR
+#include "lower/Lower.h"
+#include "validate/StructureChecks.h"
+#endif
 
 using namespace tessera;
 using namespace tessera::testing::differential;
@@ -308,6 +313,7 @@ private:
 
 struct Tally {
     int matched = 0, rejected = 0, failures = 0;
+    int validated[3] = {0, 0, 0};  // structure checks answered Proved, Refuted, Unknown
 };
 
 /** One random pipeline and one random schedule of it. */
@@ -368,6 +374,25 @@ void fuzz_one(uint64_t seed, Tally &tally) {
         report("differs from the reference: " + diff + traced);
         return;
     }
+#ifdef TESSERA_HAVE_VALIDATOR
+    if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE")) {
+        // The validator's structure checks never refute a schedule whose window matches.
+        const auto t0 = std::chrono::steady_clock::now();
+        const validate::StructureReport v = validate::check_structure(lower::lower(p.output.data()));
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE"))
+            std::printf("seed %llu: validated in %.0f ms: coverage %s, races %s: %s | %s\n", (unsigned long long)seed, ms,
+                        validate::verdict_name(v.coverage.verdict), validate::verdict_name(v.races.verdict),
+                        v.coverage.detail.substr(0, 150).c_str(), v.races.detail.substr(0, 150).c_str());
+        for (const validate::CheckResult *c : {&v.coverage, &v.races}) {
+            tally.validated[int(c->verdict)]++;
+            if (c->verdict == validate::Verdict::Refuted) {
+                report("the validator refutes a schedule whose window matches the reference: " + c->detail);
+                return;
+            }
+        }
+    }
+#endif
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_PROPHECY")) {
         const std::string prophecy = prophecy_check(p.output, p.mins, p.extents, 20000000);
         if (!prophecy.empty() && prophecy != "skipped") {
@@ -388,6 +413,11 @@ void run_shard(int shard) {
     for (uint64_t i = 0; i < count && tally.failures < 5; i++) fuzz_one(base + uint64_t(shard) * 1000003 + i, tally);
     std::printf("[ schedule fuzz ] shard %d: %d schedules matched, %d rejected as illegal, %d failed\n", shard,
                 tally.matched, tally.rejected, tally.failures);
+#ifdef TESSERA_HAVE_VALIDATOR
+    if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE"))
+        std::printf("[ schedule fuzz ] shard %d: structure checks (coverage, races) %d proved, %d unknown\n", shard,
+                tally.validated[int(validate::Verdict::Proved)], tally.validated[int(validate::Verdict::Unknown)]);
+#endif
     // The shards together must compile and check at least 1000 schedules.
     EXPECT_GE(tally.matched * kShards, 1000) << "too few schedules compiled in shard " << shard;
 }
@@ -434,6 +464,24 @@ TEST(ScheduleFuzz, SeedsThatFailedInLongRuns) {
         }
     });
 }
+
+#ifdef TESSERA_HAVE_VALIDATOR
+// The translation validator's structure checks (src/validate/StructureChecks.h) on random
+// schedules whose windows match the reference: Proved or Unknown, never Refuted. A long
+// run: TESSERA_SCHEDULE_FUZZ_VALIDATE=1 with the shards.
+TEST(ScheduleFuzz, ValidatorNeverRefutesAMatchingSchedule) {
+    with_env("TESSERA_SCHEDULE_FUZZ_VALIDATE", "1", [] {
+        with_env("TESSERA_C_OPT", "-O0", [] {
+            Tally tally;
+            for (uint64_t seed = 7100000; seed < 7100040 && tally.failures < 5; seed++) fuzz_one(seed, tally);
+            EXPECT_EQ(tally.failures, 0);
+            EXPECT_GE(tally.validated[int(validate::Verdict::Proved)], tally.matched) << "too few checks proved";
+            std::printf("[ schedule fuzz ] %d schedules matched; structure checks %d proved, %d unknown\n", tally.matched,
+                        tally.validated[int(validate::Verdict::Proved)], tally.validated[int(validate::Verdict::Unknown)]);
+        });
+    });
+}
+#endif
 
 TEST(ScheduleFuzz, Shard0) { run_shard(0); }
 TEST(ScheduleFuzz, Shard1) { run_shard(1); }

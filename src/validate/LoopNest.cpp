@@ -1,0 +1,382 @@
+#include "validate/LoopNest.h"
+
+#include <map>
+
+#include "ir/IRPrinter.h"
+
+namespace tessera::validate {
+
+using namespace ir;
+
+namespace {
+
+/** Expressions and conditions of lowered code as isl piecewise affine functions and sets
+ * over one statement's dimensions. Variables that are not dimensions or lets are
+ * parameters (buffer fields, Params, and the lets' own free variables). */
+class Affine {
+public:
+    Affine(isl_ctx *ctx, const std::string &tuple, const std::vector<std::string> &dims, int lane_dim,
+           const std::map<std::string, Expr> &lets, std::map<std::string, Type> &parameters)
+        : ctx_(ctx), dims_(dims), lane_dim_(lane_dim), lets_(lets), parameters_(parameters) {
+        isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims.size()));
+        for (size_t i = 0; i < dims.size(); i++)
+            s = isl_space_set_dim_id(s, isl_dim_set, unsigned(i), isl_id_alloc(ctx, dims[i].c_str(), nullptr));
+        s = isl_space_set_tuple_name(s, isl_dim_set, tuple.c_str());
+        space_ = check(s, "a statement's space");
+    }
+
+    Isl<isl_set> universe() const { return check(isl_set_universe(space_.copy()), "a universe"); }
+
+    Isl<isl_pw_aff> constant(int64_t v) const {
+        return check(isl_pw_aff_val_on_domain(universe().release(), isl_val_int_from_si(ctx_, long(v))), "a constant");
+    }
+
+    Isl<isl_pw_aff> dim(int i) const {
+        return check(isl_pw_aff_var_on_domain(isl_local_space_from_space(space_.copy()), isl_dim_set, unsigned(i)),
+                     "a loop variable");
+    }
+
+    Isl<isl_pw_aff> expr(const Expr &e) {
+        if (!e.type().element_of().is_int() && !e.type().element_of().is_uint())
+            throw Unsupported("the " + e.type().to_string() + " expression " + to_string(e) + " is not an integer");
+        switch (e->kind) {
+        case ExprKind::IntImm: return constant(as<IntImm>(e)->value);
+        case ExprKind::UIntImm: {
+            const uint64_t v = as<UIntImm>(e)->value;
+            if (v > uint64_t(INT64_MAX)) throw Unsupported("the constant " + to_string(e) + " is too large");
+            return constant(int64_t(v));
+        }
+        case ExprKind::Variable: return variable(as<Variable>(e)->name, e.type());
+        case ExprKind::Cast: {
+            const Cast *c = as<Cast>(e);
+            const Type from = c->value.type().element_of(), to = e.type().element_of();
+            // Exact when every value of `from` is a value of `to`.
+            const bool widening = (from.is_int() || from.is_uint()) && to.bits >= from.bits &&
+                                  (from.is_int() == to.is_int() || (from.is_uint() && to.bits > from.bits));
+            if (!widening) throw Unsupported("the conversion " + to_string(e) + " may change its value");
+            return expr(c->value);
+        }
+        case ExprKind::Add: return binary(e, isl_pw_aff_add);
+        case ExprKind::Sub: return binary(e, isl_pw_aff_sub);
+        case ExprKind::Min: return binary(e, isl_pw_aff_min);
+        case ExprKind::Max: return binary(e, isl_pw_aff_max);
+        case ExprKind::Mul: {
+            const Mul *m = as<Mul>(e);
+            Isl<isl_pw_aff> a = expr(m->a), b = expr(m->b);
+            if (isl_pw_aff_is_cst(a.get()) != isl_bool_true && isl_pw_aff_is_cst(b.get()) != isl_bool_true)
+                throw Unsupported("the product " + to_string(e) + " is not affine");
+            return pieces(check(isl_pw_aff_mul(a.release(), b.release()), "a product"), e);
+        }
+        case ExprKind::Div:
+        case ExprKind::Mod: {
+            const Expr &a = e->kind == ExprKind::Div ? as<Div>(e)->a : as<Mod>(e)->a;
+            const Expr &b = e->kind == ExprKind::Div ? as<Div>(e)->b : as<Mod>(e)->b;
+            int64_t d = 0;
+            if (const IntImm *k = as<IntImm>(b)) d = k->value;
+            else if (const UIntImm *k = as<UIntImm>(b); k && k->value <= uint64_t(INT64_MAX)) d = int64_t(k->value);
+            else throw Unsupported("the divisor of " + to_string(e) + " is not a constant");
+            // x / 0 = x % 0 = 0 (docs/semantics.md §2).
+            if (d == 0) return constant(0);
+            Isl<isl_pw_aff> x = expr(a);
+            Isl<isl_val> m(isl_val_int_from_si(ctx_, long(d < 0 ? -d : d)));
+            if (e->kind == ExprKind::Mod)  // Euclidean: in [0, |d|)
+                return pieces(check(isl_pw_aff_mod_val(x.release(), m.release()), "a remainder"), e);
+            // Euclidean quotient: floor(x / d) for d > 0, -floor(x / -d) for d < 0.
+            Isl<isl_pw_aff> q =
+                check(isl_pw_aff_floor(isl_pw_aff_scale_down_val(x.release(), m.release())), "a quotient");
+            if (d < 0) q = check(isl_pw_aff_neg(q.release()), "a quotient");
+            return pieces(std::move(q), e);
+        }
+        case ExprKind::Select: {
+            const Select *s = as<Select>(e);
+            Isl<isl_set> c = condition(s->condition);
+            Isl<isl_pw_aff> a = expr(s->true_value), b = expr(s->false_value);
+            Isl<isl_set> not_c = check(isl_set_complement(c.copy()), "a complement");
+            Isl<isl_pw_aff> r = check(isl_pw_aff_union_add(isl_pw_aff_intersect_domain(a.release(), c.release()),
+                                                           isl_pw_aff_intersect_domain(b.release(), not_c.release())),
+                                      "a select");
+            return pieces(std::move(r), e);
+        }
+        case ExprKind::Ramp: {
+            const Ramp *r = as<Ramp>(e);
+            if (lane_dim_ < 0) throw Unsupported("a vector outside a vector store: " + to_string(e));
+            Isl<isl_pw_aff> stride = expr(r->stride);
+            if (isl_pw_aff_is_cst(stride.get()) != isl_bool_true)
+                throw Unsupported("the stride of " + to_string(e) + " is not a constant");
+            return check(isl_pw_aff_add(expr(r->base).release(), isl_pw_aff_mul(stride.release(), dim(lane_dim_).release())),
+                         "a ramp");
+        }
+        case ExprKind::Broadcast: return expr(as<Broadcast>(e)->value);
+        case ExprKind::Load:
+            throw Unsupported("the value " + to_string(e) + " is read from memory (a data-dependent index)");
+        default: throw Unsupported("the expression " + to_string(e) + " is not affine");
+        }
+    }
+
+    Isl<isl_set> condition(const Expr &e) {
+        switch (e->kind) {
+        case ExprKind::UIntImm:
+            if (e.type().element_of().is_bool())
+                return as<UIntImm>(e)->value ? universe() : check(isl_set_empty(space_.copy()), "an empty set");
+            break;
+        case ExprKind::And: {
+            const And *a = as<And>(e);
+            return check(isl_set_intersect(condition(a->a).release(), condition(a->b).release()), "a conjunction");
+        }
+        case ExprKind::Or: {
+            const Or *o = as<Or>(e);
+            return check(isl_set_union(condition(o->a).release(), condition(o->b).release()), "a disjunction");
+        }
+        case ExprKind::Not: return check(isl_set_complement(condition(as<Not>(e)->a).release()), "a negation");
+        case ExprKind::LT: return comparison(e, isl_pw_aff_lt_set);
+        case ExprKind::LE: return comparison(e, isl_pw_aff_le_set);
+        case ExprKind::GT: return comparison(e, isl_pw_aff_gt_set);
+        case ExprKind::GE: return comparison(e, isl_pw_aff_ge_set);
+        case ExprKind::EQ: return comparison(e, isl_pw_aff_eq_set);
+        case ExprKind::NE: return comparison(e, isl_pw_aff_ne_set);
+        case ExprKind::Broadcast: return condition(as<Broadcast>(e)->value);
+        case ExprKind::Variable:
+            if (auto it = lets_.find(as<Variable>(e)->name); it != lets_.end()) return condition(it->second);
+            break;
+        default: break;
+        }
+        throw Unsupported("the condition " + to_string(e) + " is not affine");
+    }
+
+private:
+    /** The most pieces a piecewise expression may have (min, max and select multiply
+     * them). */
+    static constexpr int kMaxPieces = 64;
+
+    Isl<isl_pw_aff> pieces(Isl<isl_pw_aff> a, const Expr &e) const {
+        a = check(isl_pw_aff_coalesce(a.release()), "a piecewise expression");
+        if (isl_pw_aff_n_piece(a.get()) > kMaxPieces)
+            throw Unsupported("the expression " + to_string(e) + " has more than " + std::to_string(kMaxPieces) +
+                              " affine pieces");
+        return a;
+    }
+
+    template <typename F>
+    Isl<isl_pw_aff> binary(const Expr &e, F op) {
+        const Expr *a = nullptr, *b = nullptr;
+        switch (e->kind) {
+        case ExprKind::Add: a = &as<Add>(e)->a, b = &as<Add>(e)->b; break;
+        case ExprKind::Sub: a = &as<Sub>(e)->a, b = &as<Sub>(e)->b; break;
+        case ExprKind::Min: a = &as<Min>(e)->a, b = &as<Min>(e)->b; break;
+        default: a = &as<Max>(e)->a, b = &as<Max>(e)->b; break;
+        }
+        Isl<isl_pw_aff> x = expr(*a), y = expr(*b);
+        return pieces(check(op(x.release(), y.release()), "an affine operation"), e);
+    }
+
+    template <typename F>
+    Isl<isl_set> comparison(const Expr &e, F op) {
+        const Expr *a = nullptr, *b = nullptr;
+        switch (e->kind) {
+        case ExprKind::LT: a = &as<LT>(e)->a, b = &as<LT>(e)->b; break;
+        case ExprKind::LE: a = &as<LE>(e)->a, b = &as<LE>(e)->b; break;
+        case ExprKind::GT: a = &as<GT>(e)->a, b = &as<GT>(e)->b; break;
+        case ExprKind::GE: a = &as<GE>(e)->a, b = &as<GE>(e)->b; break;
+        case ExprKind::EQ: a = &as<EQ>(e)->a, b = &as<EQ>(e)->b; break;
+        default: a = &as<NE>(e)->a, b = &as<NE>(e)->b; break;
+        }
+        Isl<isl_pw_aff> x = expr(*a), y = expr(*b);
+        return check(op(x.release(), y.release()), "a comparison");
+    }
+
+    Isl<isl_pw_aff> variable(const std::string &name, Type type) {
+        for (size_t i = 0; i < dims_.size(); i++)
+            if (dims_[i] == name && int(i) != lane_dim_) return dim(int(i));
+        if (auto it = lets_.find(name); it != lets_.end()) {
+            if (auto m = memo_.find(name); m != memo_.end()) return m->second;
+            Isl<isl_pw_aff> v = expr(it->second);
+            memo_.emplace(name, v);
+            return v;
+        }
+        parameters_.emplace(name, type.element_of());
+        return check(isl_pw_aff_param_on_domain_id(universe().release(), isl_id_alloc(ctx_, name.c_str(), nullptr)),
+                     "a parameter");
+    }
+
+    isl_ctx *ctx_;
+    const std::vector<std::string> &dims_;
+    int lane_dim_;
+    const std::map<std::string, Expr> &lets_;
+    std::map<std::string, Type> &parameters_;
+    Isl<isl_space> space_;
+    std::map<std::string, Isl<isl_pw_aff>> memo_;
+};
+
+/** The walk over the body: the loops, conditions and lets around each statement. */
+class Walk {
+public:
+    Walk(IslContext &ctx, LoopNest &nest, const std::function<bool(const Statement &)> &wanted)
+        : ctx_(ctx), nest_(nest), wanted_(wanted) {
+        nest_.context = check(isl_set_universe(isl_space_params_alloc(ctx.get(), 0)), "the context");
+    }
+
+    void visit(const Stmt &s) {
+        if (!s.defined()) return;
+        switch (s->kind) {
+        case StmtKind::LetStmt: {
+            const LetStmt *l = as<LetStmt>(s);
+            lets_[l->name] = l->value;
+            visit(l->body);
+            lets_.erase(l->name);
+            return;
+        }
+        case StmtKind::For: {
+            const For *f = as<For>(s);
+            const Expr v = Variable::make(f->min.type(), f->name);
+            loops_.push_back(f->name);
+            loop_ids_.push_back(next_loop_id_++);
+            parallel_.push_back(f->for_type == ForType::Parallel);
+            conditions_.push_back(GE::make(v, f->min));
+            conditions_.push_back(LT::make(v, Add::make(f->min, f->extent)));
+            visit(f->body);
+            conditions_.resize(conditions_.size() - 2);
+            loops_.pop_back();
+            loop_ids_.pop_back();
+            parallel_.pop_back();
+            return;
+        }
+        case StmtKind::IfThenElse: {
+            const IfThenElse *i = as<IfThenElse>(s);
+            conditions_.push_back(i->condition);
+            visit(i->then_case);
+            conditions_.back() = Not::make(i->condition);
+            visit(i->else_case);
+            conditions_.pop_back();
+            return;
+        }
+        case StmtKind::Block:
+            visit(as<Block>(s)->first);
+            visit(as<Block>(s)->rest);
+            return;
+        case StmtKind::Allocate: {
+            const Allocate *a = as<Allocate>(s);
+            allocated_at_[a->name] = int(loops_.size());
+            visit(a->body);
+            allocated_at_.erase(a->name);
+            return;
+        }
+        case StmtKind::ProducerConsumer: visit(as<ProducerConsumer>(s)->body); return;
+        case StmtKind::AssertStmt: assertion(as<AssertStmt>(s)); return;
+        case StmtKind::Store: statement(as<Store>(s)); return;
+        default: return;  // Evaluate: no store
+        }
+    }
+
+private:
+    void assertion(const AssertStmt *a) {
+        if (!loops_.empty() || !conditions_.empty()) {
+            nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (inside a loop or an if)");
+            return;
+        }
+        try {
+            Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters);
+            Isl<isl_set> c = affine.condition(a->condition);
+            nest_.context = check(isl_set_intersect(nest_.context.release(), isl_set_params(c.release())), "the context");
+        } catch (const Unsupported &u) {
+            nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (" + u.what() + ")");
+        }
+    }
+
+    void statement(const Store *s) {
+        Statement st;
+        st.id = int(nest_.statements.size());
+        st.store = s;
+        st.provenance = s->provenance;
+        st.dims = loops_;
+        st.loop_ids = loop_ids_;
+        st.parallel = parallel_;
+        auto at = allocated_at_.find(s->buffer);
+        st.loops_around_storage = at == allocated_at_.end() ? 0 : at->second;
+        const int lanes = s->value.type().lanes;
+        const int lane_dim = lanes > 1 ? int(st.dims.size()) : -1;
+        if (lanes > 1) st.dims.push_back("lane");
+        const std::string tuple = "S" + std::to_string(st.id);
+        ctx_.reset_operations();  // each statement within the limit
+        if (!wanted_(st)) {
+            st.unmodelled = "not needed by the checks";
+            nest_.statements.push_back(std::move(st));
+            return;
+        }
+        try {
+            if (!s->provenance) throw Unsupported("the store to " + s->buffer + " has no provenance annotation");
+            Affine affine(ctx_.get(), tuple, st.dims, lane_dim, lets_, nest_.parameters);
+            Isl<isl_set> domain = affine.universe();
+            if (lanes > 1) {
+                Isl<isl_pw_aff> lane = affine.dim(lane_dim);
+                domain = check(isl_set_intersect(domain.release(), isl_pw_aff_ge_set(lane.copy(), affine.constant(0).release())),
+                               "a lane range");
+                domain = check(isl_set_intersect(domain.release(), isl_pw_aff_lt_set(lane.copy(), affine.constant(lanes).release())),
+                               "a lane range");
+            }
+            for (const Expr &c : conditions_)
+                domain = check(isl_set_coalesce(isl_set_intersect(domain.release(), affine.condition(c).release())),
+                               "a domain");
+            Isl<isl_map> writes;
+            if (s->provenance->coords.empty()) {
+                writes = check(isl_map_from_domain(domain.copy()), "a write relation");
+            } else {
+                for (const Expr &c : s->provenance->coords) {
+                    Isl<isl_map> m = check(isl_map_from_pw_aff(affine.expr(c).release()), "a write relation");
+                    writes = writes ? check(isl_map_flat_range_product(writes.release(), m.release()), "a write relation")
+                                    : std::move(m);
+                }
+                writes = check(isl_map_intersect_domain(writes.release(), domain.copy()), "a write relation");
+            }
+            isl_id *func_id = isl_id_alloc(ctx_.get(), s->provenance->func_name().c_str(), s->provenance->func.get());
+            writes = check(isl_map_set_tuple_id(writes.release(), isl_dim_out, func_id), "a write relation");
+            st.domain = std::move(domain);
+            st.writes = std::move(writes);
+        } catch (const Unsupported &u) {
+            st.unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
+            st.domain = Isl<isl_set>();
+            st.writes = Isl<isl_map>();
+        }
+        nest_.statements.push_back(std::move(st));
+    }
+
+    IslContext &ctx_;
+    LoopNest &nest_;
+    const std::function<bool(const Statement &)> &wanted_;
+    std::map<std::string, Expr> lets_;
+    std::vector<std::string> loops_;
+    std::vector<int> loop_ids_;
+    std::vector<bool> parallel_;
+    std::vector<Expr> conditions_;
+    std::map<std::string, int> allocated_at_;  // allocations around, and the loops outside each
+    int next_loop_id_ = 0;
+};
+
+}  // namespace
+
+LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
+                      const std::function<bool(const Statement &)> &wanted) {
+    LoopNest nest;
+    Walk walk(ctx, nest, wanted);
+    walk.visit(p.body);
+    ctx.reset_operations();
+    // Every parameter lies in its type's range (int64 and uint64 parameters are left
+    // unbounded: their ranges do not fit isl's small integers here, and nothing is lost
+    // for the int32 coordinates the statements compute with).
+    for (const auto &[name, type] : nest.parameters) {
+        if (type.bits > 32) continue;
+        const long lo = type.is_int() ? -(1L << (type.bits - 1)) : 0;
+        const long hi = type.is_int() ? (1L << (type.bits - 1)) - 1 : long((1UL << type.bits) - 1);
+        isl_space *s = isl_space_params_alloc(ctx.get(), 0);
+        Isl<isl_set> universe = check(isl_set_universe(s), "the context");
+        Isl<isl_pw_aff> v = check(isl_pw_aff_param_on_domain_id(universe.copy(), isl_id_alloc(ctx.get(), name.c_str(), nullptr)),
+                                  "a parameter");
+        Isl<isl_pw_aff> l = check(isl_pw_aff_val_on_domain(universe.copy(), isl_val_int_from_si(ctx.get(), lo)), "a bound");
+        Isl<isl_pw_aff> h = check(isl_pw_aff_val_on_domain(universe.copy(), isl_val_int_from_si(ctx.get(), hi)), "a bound");
+        Isl<isl_set> range = check(isl_set_intersect(isl_pw_aff_ge_set(v.copy(), l.release()), isl_pw_aff_le_set(v.copy(), h.release())),
+                                   "a parameter's range");
+        nest.context = check(isl_set_intersect(nest.context.release(), range.release()), "the context");
+    }
+    return nest;
+}
+
+}  // namespace tessera::validate

@@ -1,0 +1,67 @@
+#pragma once
+// The loop nest of a lowered pipeline as polyhedra (the SCHED view of docs/validation.md):
+// every Store becomes a statement whose instances are the integer points of its domain
+// (the values of its enclosing loops, and its lane for a vector store, under the
+// conditions of the ifs around it) and whose write relation maps each instance to the
+// point of the Func it computes, from the store's provenance annotation. Loop bounds,
+// conditions and coordinates are translated as integer (not wrapping) arithmetic: lowering
+// marks that arithmetic as staying in the int32 range and checks the buffers that make it
+// so at entry (docs/semantics.md §11); what cannot be translated (a value read from
+// memory, a division by a variable, a float) leaves the statement unmodelled, with the
+// reason.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/LoweredPipeline.h"
+#include "validate/Isl.h"
+
+namespace tessera::validate {
+
+/** One Store of the lowered code, as a statement S<id>. */
+struct Statement {
+    int id = 0;
+    const ir::Store *store = nullptr;
+    std::shared_ptr<const ir::Provenance> provenance;
+    /** The set dimensions of the domain: the enclosing loops, outermost first, then
+     * "lane" for a vector store. */
+    std::vector<std::string> dims;
+    /** For each enclosing loop (not the lane): a number identifying the loop statement
+     * (two statements in one loop share it), and whether it is a parallel loop. */
+    std::vector<int> loop_ids;
+    std::vector<bool> parallel;
+    /** How many of the enclosing loops are around the allocation of the storage written
+     * (none for a buffer of the pipeline): each iteration of those loops allocates, and
+     * writes, storage of its own. */
+    int loops_around_storage = 0;
+    /** { S<id>[dims] : the loop bounds and conditions hold }. Null if unmodelled. */
+    Isl<isl_set> domain;
+    /** { S<id>[dims] -> F[coordinates] } for the Func F of the provenance. Null if
+     * unmodelled. */
+    Isl<isl_map> writes;
+    /** Why the domain or the writes are not modelled (empty if they are). */
+    std::string unmodelled;
+};
+
+struct LoopNest {
+    std::vector<Statement> statements;
+    /** What the assertions checked before any loop state about the parameters (buffer
+     * coordinates, extents, Param ranges), where they are affine. */
+    Isl<isl_set> context;
+    /** The parameters the statements use, with their types: the context bounds each by
+     * its type's range. */
+    std::map<std::string, Type> parameters;
+    /** The assertions left out of the context (not affine, or inside loops). */
+    std::vector<std::string> unmodelled_assertions;
+};
+
+/** The statements of `p`'s body, each modelled if `wanted` says so (given the statement
+ * with its loops and storage filled in); the others keep null domain and writes and say
+ * "not needed". The isl objects live in `ctx`. */
+LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
+                      const std::function<bool(const Statement &)> &wanted);
+
+}  // namespace tessera::validate

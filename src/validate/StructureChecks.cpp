@@ -1,0 +1,232 @@
+#include "validate/StructureChecks.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ir/Function.h"
+#include "validate/LoopNest.h"
+
+namespace tessera::validate {
+
+using namespace ir;
+
+const char *verdict_name(Verdict v) {
+    switch (v) {
+    case Verdict::Proved: return "Proved";
+    case Verdict::Refuted: return "Refuted";
+    default: return "Unknown";
+    }
+}
+
+namespace {
+
+std::string val_string(isl_val *v) {
+    char *s = isl_val_to_str(v);
+    std::string r = s ? s : "?";
+    free(s);
+    isl_val_free(v);
+    return r;
+}
+
+/** "name = value, ..." for the parameters of a point of `set`, and its set coordinates
+ * "(c0, c1, ...)" from `first` on, `count` of them. */
+std::string describe_params(isl_set *set, isl_point *pt) {
+    std::ostringstream o;
+    const isl_size n = isl_set_dim(set, isl_dim_param);
+    for (isl_size i = 0; i < n; i++) {
+        const char *name = isl_set_get_dim_name(set, isl_dim_param, unsigned(i));
+        o << (i ? ", " : "") << (name ? name : "?") << " = "
+          << val_string(isl_point_get_coordinate_val(pt, isl_dim_param, int(i)));
+    }
+    return o.str();
+}
+
+std::string describe_coords(isl_point *pt, int first, int count) {
+    std::ostringstream o;
+    o << "(";
+    for (int i = 0; i < count; i++)
+        o << (i ? ", " : "") << val_string(isl_point_get_coordinate_val(pt, isl_dim_set, first + i));
+    o << ")";
+    return o.str();
+}
+
+/** The output window { F[x] : B.min.d <= x_d < B.min.d + B.extent.d } of output buffer B. */
+Isl<isl_set> output_window(isl_ctx *ctx, const std::string &buffer, int dims, isl_id *func_id) {
+    isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims));
+    s = isl_space_set_tuple_id(s, isl_dim_set, func_id);
+    Isl<isl_space> space = check(s, "the window's space");
+    Isl<isl_set> window = check(isl_set_universe(space.copy()), "the window");
+    for (int d = 0; d < dims; d++) {
+        auto param = [&](const std::string &field) {
+            const std::string name = buffer + "." + field + "." + std::to_string(d);
+            return check(isl_pw_aff_param_on_domain_id(isl_set_universe(space.copy()), isl_id_alloc(ctx, name.c_str(), nullptr)),
+                         "a buffer field");
+        };
+        Isl<isl_pw_aff> x = check(isl_pw_aff_var_on_domain(isl_local_space_from_space(space.copy()), isl_dim_set, unsigned(d)),
+                                  "a coordinate");
+        Isl<isl_pw_aff> mn = param("min"), ex = param("extent");
+        Isl<isl_pw_aff> end = check(isl_pw_aff_add(mn.copy(), ex.release()), "the window's end");
+        window = check(isl_set_intersect(window.release(), isl_pw_aff_ge_set(x.copy(), mn.release())), "the window");
+        window = check(isl_set_intersect(window.release(), isl_pw_aff_lt_set(x.release(), end.release())), "the window");
+    }
+    return window;
+}
+
+std::string unmodelled_note(const LoopNest &nest) {
+    if (nest.unmodelled_assertions.empty()) return "";
+    return "; " + std::to_string(nest.unmodelled_assertions.size()) +
+           " assertion(s) are not in the context, the first: " + nest.unmodelled_assertions.front();
+}
+
+CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest) {
+    const PipelineArgument *out = nullptr;
+    for (const PipelineArgument &a : p.args)
+        if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
+    if (!out || !p.output) return {Verdict::Unknown, "the pipeline has no output buffer argument"};
+    isl_id *func_id = isl_id_alloc(ctx.get(), p.output->name.c_str(), p.output.get());
+    Isl<isl_set> window = output_window(ctx.get(), out->name, out->dimensions, func_id);
+    Isl<isl_set> written = check(isl_set_empty(isl_set_get_space(window.get())), "the written set");
+    int stores = 0;
+    for (const Statement &s : nest.statements) {
+        if (s.store->buffer != out->name) continue;
+        stores++;
+        if (!s.writes)
+            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " (a store to the output " + out->name +
+                                          ") is not modelled: " + s.unmodelled};
+        if (!s.provenance || s.provenance->func != p.output)
+            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " stores to the output " + out->name +
+                                          " a value of another Func"};
+        written = check(isl_set_union(written.release(), isl_map_range(s.writes.copy())), "the written set");
+    }
+    Isl<isl_set> missing = check(isl_set_subtract(window.copy(), written.release()), "the unwritten part");
+    missing = check(isl_set_intersect_params(missing.release(), nest.context.copy()), "the unwritten part");
+    const isl_bool empty = isl_set_is_empty(missing.get());
+    if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide coverage");
+    if (empty == isl_bool_true)
+        return {Verdict::Proved, "the " + std::to_string(stores) + " store(s) to " + out->name +
+                                     " write every point of the window"};
+    Isl<isl_point> pt = check(isl_set_sample_point(missing.copy()), "a counterexample");
+    std::string where = "the window point " + p.output->name + describe_coords(pt.get(), 0, out->dimensions) +
+                        " is never written, with " + describe_params(missing.get(), pt.get());
+    if (!nest.unmodelled_assertions.empty())
+        return {Verdict::Unknown, where + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
+    return {Verdict::Refuted, where};
+}
+
+/** Whether a store with this provenance writes the point's final value. */
+bool final_value(const Provenance &p) {
+    return p.kind == Provenance::Kind::FinalCopy || (p.stage == 0 && p.func && p.func->definitions.size() == 1);
+}
+
+CheckResult check_races(const LoopNest &nest) {
+    int pairs = 0, loops = 0, benign = 0;
+    std::vector<bool> counted;
+    for (size_t i = 0; i < nest.statements.size(); i++) {
+        const Statement &a = nest.statements[i];
+        for (size_t k = 0; k < a.parallel.size(); k++) {
+            // A parallel loop around the allocation: each iteration writes storage of its own.
+            if (!a.parallel[k] || int(k) < a.loops_around_storage) continue;
+            if (size_t(a.loop_ids[k]) >= counted.size()) counted.resize(size_t(a.loop_ids[k]) + 1);
+            if (!counted[size_t(a.loop_ids[k])]) loops++, counted[size_t(a.loop_ids[k])] = true;
+            if (!a.writes)
+                return {Verdict::Unknown, "statement S" + std::to_string(a.id) + " in parallel loop " + a.dims[k] +
+                                              " is not modelled: " + a.unmodelled};
+            for (size_t j = i; j < nest.statements.size(); j++) {
+                const Statement &b = nest.statements[j];
+                // b runs in the same parallel loop: the same loops up to and including k.
+                if (b.loop_ids.size() <= k || b.loop_ids[k] != a.loop_ids[k]) continue;
+                if (b.store->buffer != a.store->buffer || !b.provenance || b.provenance->func != a.provenance->func) continue;
+                if (!b.writes)
+                    return {Verdict::Unknown, "statement S" + std::to_string(b.id) + " in parallel loop " + b.dims[k] +
+                                                  " is not modelled: " + b.unmodelled};
+                pairs++;
+                // Two stores of a point's final value (the definition of a Func that has no
+                // update, or the final copy of an output) write the same value: such
+                // overlaps are what a ShiftInwards split of a parallel loop does, and are
+                // benign once each store is shown to write the algorithm's value.
+                if (final_value(*a.provenance) && final_value(*b.provenance)) {
+                    benign++;
+                    continue;
+                }
+                // Instance pairs writing the same point, in one iteration of the loops
+                // outside k and different iterations of k.
+                Isl<isl_map> same = check(isl_map_apply_range(a.writes.copy(), isl_map_reverse(b.writes.copy())),
+                                          "the instances writing one point");
+                same = check(isl_map_intersect_params(same.release(), nest.context.copy()), "a race");
+                for (size_t m = 0; m < k; m++)
+                    same = check(isl_map_equate(same.release(), isl_dim_in, int(m), isl_dim_out, int(m)), "a race");
+                Isl<isl_map> lt = check(isl_map_order_lt(same.copy(), isl_dim_in, int(k), isl_dim_out, int(k)), "a race");
+                Isl<isl_map> gt = check(isl_map_order_gt(same.release(), isl_dim_in, int(k), isl_dim_out, int(k)), "a race");
+                Isl<isl_map> race = check(isl_map_union(lt.release(), gt.release()), "a race");
+                const isl_bool empty = isl_map_is_empty(race.get());
+                if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a race");
+                if (empty == isl_bool_true) continue;
+                Isl<isl_set> pairs_set = check(isl_map_wrap(race.copy()), "a race");
+                Isl<isl_point> pt = check(isl_set_sample_point(pairs_set.copy()), "a race's example");
+                const int na = int(a.dims.size()), nb = int(b.dims.size());
+                std::string what = "iterations " + a.dims[k] + " = " + describe_coords(pt.get(), int(k), 1) + " and " +
+                                   describe_coords(pt.get(), na + int(k), 1) + " of parallel loop " + a.dims[k] +
+                                   " both write " + a.provenance->func_name() + " in " + a.store->buffer +
+                                   " (statements S" + std::to_string(a.id) + " at " + describe_coords(pt.get(), 0, na) +
+                                   " and S" + std::to_string(b.id) + " at " + describe_coords(pt.get(), na, nb) +
+                                   "), with " + describe_params(pairs_set.get(), pt.get());
+                if (!nest.unmodelled_assertions.empty())
+                    return {Verdict::Unknown, what + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
+                return {Verdict::Refuted, what};
+            }
+        }
+    }
+    if (loops == 0) return {Verdict::Proved, "no parallel loop"};
+    return {Verdict::Proved, "no two iterations of the " + std::to_string(loops) +
+                                 " parallel loop(s) write one point with different values (" + std::to_string(pairs) +
+                                 " pair(s) of stores compared, " + std::to_string(benign) +
+                                 " of them storing final values, which agree where they overlap)"};
+}
+
+}  // namespace
+
+StructureReport check_structure(const LoweredPipeline &p, const StructureOptions &options) {
+    IslContext ctx(options.max_operations);
+    StructureReport r;
+    // Each step within the operation limit; a step that reaches it answers Unknown.
+    auto guarded = [&](auto step) -> CheckResult {
+        ctx.reset_operations();
+        try {
+            return step();
+        } catch (const Unsupported &u) {
+            return {Verdict::Unknown, ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what())};
+        }
+    };
+    // Only the stores the checks look at are modelled: those to the output, and those in a
+    // parallel loop that is not around their storage's allocation.
+    std::string output;
+    for (const PipelineArgument &a : p.args)
+        if (a.kind == PipelineArgument::Kind::OutputBuffer) output = a.name;
+    auto wanted = [&](const Statement &s) {
+        if (s.store->buffer == output) return true;
+        for (size_t k = size_t(std::max(s.loops_around_storage, 0)); k < s.parallel.size(); k++)
+            if (s.parallel[k]) return true;
+        return false;
+    };
+    LoopNest nest;
+    const CheckResult built = guarded([&] {
+        nest = loop_nest_of(ctx, p, wanted);
+        return CheckResult{Verdict::Proved, ""};
+    });
+    if (built.verdict != Verdict::Proved) {
+        r.coverage = r.races = {Verdict::Unknown, "the loop nest could not be modelled: " + built.detail};
+        return r;
+    }
+    for (const Statement &s : nest.statements) {
+        if (!wanted(s)) continue;
+        r.statements++;
+        if (s.writes) r.modelled++;
+        else r.unmodelled.push_back("S" + std::to_string(s.id) + " (a store to " + s.store->buffer + "): " + s.unmodelled);
+    }
+    r.unmodelled_assertions = nest.unmodelled_assertions;
+    r.coverage = guarded([&] { return check_coverage(ctx, p, nest); });
+    r.races = guarded([&] { return check_races(nest); });
+    return r;
+}
+
+}  // namespace tessera::validate

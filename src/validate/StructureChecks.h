@@ -1,0 +1,55 @@
+#pragma once
+// The checks of a lowered pipeline's structure that need no values, on its loop nest as
+// polyhedra (src/validate/LoopNest.h):
+//
+// * coverage: every point of the output window is written, for every value of the
+//   parameters that the entry assertions allow;
+// * races: no two iterations of a parallel loop (in the same iteration of the loops
+//   around it) write the same point of a Func to the same storage, unless both write the
+//   point's final value (a Func's only definition, or an output's final copy): those
+//   agree, given the value check, and are what a ShiftInwards split of a parallel loop
+//   does.
+//
+// Each answers Proved, Refuted with a concrete counterexample (parameter values and the
+// point), or Unknown with the reason (a construct not modelled, an assertion left out
+// of the context, the operation limit). Two things are not checked yet: that no iteration
+// of a parallel loop reads what another writes, and aliasing in folded storage (points
+// are compared as Func coordinates, not as memory addresses). The value equalities, which
+// make a pipeline Proved as a whole, are the translation validator's next part
+// (docs/validation.md).
+
+#include <string>
+#include <vector>
+
+#include "ir/LoweredPipeline.h"
+
+namespace tessera::validate {
+
+enum class Verdict { Proved, Refuted, Unknown };
+const char *verdict_name(Verdict v);
+
+struct CheckResult {
+    Verdict verdict = Verdict::Unknown;
+    /** What was proved, the counterexample, or why the answer is Unknown. */
+    std::string detail;
+};
+
+struct StructureReport {
+    CheckResult coverage, races;
+    int statements = 0;  // stores the checks look at (to the output, or in a parallel loop)
+    int modelled = 0;    // of which are modelled as polyhedra
+    /** The stores not modelled, each with the reason. */
+    std::vector<std::string> unmodelled;
+    /** Assertions left out of the parameters' context. */
+    std::vector<std::string> unmodelled_assertions;
+};
+
+struct StructureOptions {
+    /** The isl operation limit of each step (modelling the loop nest, each check):
+     * deterministic, unlike a timeout. */
+    unsigned long max_operations = 2'000'000;
+};
+
+StructureReport check_structure(const ir::LoweredPipeline &p, const StructureOptions &options = {});
+
+}  // namespace tessera::validate
