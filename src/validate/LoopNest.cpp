@@ -273,12 +273,16 @@ private:
             nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (inside a loop or an if)");
             return;
         }
+        ctx_.reset_operations();
         try {
             Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters);
             Isl<isl_set> c = affine.condition(a->condition);
-            nest_.context = check(isl_set_intersect(nest_.context.release(), isl_set_params(c.release())), "the context");
+            Isl<isl_set> context = check(isl_set_coalesce(isl_set_intersect(nest_.context.copy(), isl_set_params(c.release()))),
+                                         "the context");
+            nest_.context = std::move(context);
         } catch (const Unsupported &u) {
-            nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (" + u.what() + ")");
+            nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (" +
+                                                  (ctx_.exhausted() ? "the operation limit was reached" : u.what()) + ")");
         }
     }
 
@@ -358,23 +362,27 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
     LoopNest nest;
     Walk walk(ctx, nest, wanted);
     walk.visit(p.body);
-    ctx.reset_operations();
     // Every parameter lies in its type's range (int64 and uint64 parameters are left
     // unbounded: their ranges do not fit isl's small integers here, and nothing is lost
-    // for the int32 coordinates the statements compute with).
+    // for the int32 coordinates the statements compute with). A range the operation limit
+    // keeps out leaves the context weaker, never wrong.
     for (const auto &[name, type] : nest.parameters) {
         if (type.bits > 32) continue;
+        ctx.reset_operations();
         const long lo = type.is_int() ? -(1L << (type.bits - 1)) : 0;
         const long hi = type.is_int() ? (1L << (type.bits - 1)) - 1 : long((1UL << type.bits) - 1);
-        isl_space *s = isl_space_params_alloc(ctx.get(), 0);
-        Isl<isl_set> universe = check(isl_set_universe(s), "the context");
-        Isl<isl_pw_aff> v = check(isl_pw_aff_param_on_domain_id(universe.copy(), isl_id_alloc(ctx.get(), name.c_str(), nullptr)),
-                                  "a parameter");
-        Isl<isl_pw_aff> l = check(isl_pw_aff_val_on_domain(universe.copy(), isl_val_int_from_si(ctx.get(), lo)), "a bound");
-        Isl<isl_pw_aff> h = check(isl_pw_aff_val_on_domain(universe.copy(), isl_val_int_from_si(ctx.get(), hi)), "a bound");
-        Isl<isl_set> range = check(isl_set_intersect(isl_pw_aff_ge_set(v.copy(), l.release()), isl_pw_aff_le_set(v.copy(), h.release())),
-                                   "a parameter's range");
-        nest.context = check(isl_set_intersect(nest.context.release(), range.release()), "the context");
+        try {
+            Isl<isl_set> universe = check(isl_set_universe(isl_space_params_alloc(ctx.get(), 0)), "the context");
+            Isl<isl_pw_aff> v = check(isl_pw_aff_param_on_domain_id(universe.copy(), isl_id_alloc(ctx.get(), name.c_str(), nullptr)),
+                                      "a parameter");
+            Isl<isl_pw_aff> l = check(isl_pw_aff_val_on_domain(universe.copy(), isl_val_int_from_si(ctx.get(), lo)), "a bound");
+            Isl<isl_pw_aff> h = check(isl_pw_aff_val_on_domain(universe.copy(), isl_val_int_from_si(ctx.get(), hi)), "a bound");
+            Isl<isl_set> range = check(isl_set_intersect(isl_pw_aff_ge_set(v.copy(), l.release()), isl_pw_aff_le_set(v.copy(), h.release())),
+                                       "a parameter's range");
+            nest.context = check(isl_set_intersect(nest.context.copy(), range.release()), "the context");
+        } catch (const Unsupported &) {
+            nest.unmodelled_assertions.push_back(name + " in the range of " + type.to_string() + " (the operation limit was reached)");
+        }
     }
     return nest;
 }

@@ -85,7 +85,9 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
     if (!out || !p.output) return {Verdict::Unknown, "the pipeline has no output buffer argument"};
     isl_id *func_id = isl_id_alloc(ctx.get(), p.output->name.c_str(), p.output.get());
     Isl<isl_set> window = output_window(ctx.get(), out->name, out->dimensions, func_id);
-    Isl<isl_set> written = check(isl_set_empty(isl_set_get_space(window.get())), "the written set");
+    // What is left of the window (under the context) once each store's points are taken
+    // out, one store at a time.
+    Isl<isl_set> missing = check(isl_set_intersect_params(window.copy(), nest.context.copy()), "the window");
     int stores = 0;
     for (const Statement &s : nest.statements) {
         if (s.store->buffer != out->name) continue;
@@ -96,10 +98,9 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
         if (!s.provenance || s.provenance->func != p.output)
             return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " stores to the output " + out->name +
                                           " a value of another Func"};
-        written = check(isl_set_union(written.release(), isl_map_range(s.writes.copy())), "the written set");
+        missing = check(isl_set_coalesce(isl_set_subtract(missing.release(), isl_map_range(s.writes.copy()))),
+                        "the unwritten part");
     }
-    Isl<isl_set> missing = check(isl_set_subtract(window.copy(), written.release()), "the unwritten part");
-    missing = check(isl_set_intersect_params(missing.release(), nest.context.copy()), "the unwritten part");
     const isl_bool empty = isl_set_is_empty(missing.get());
     if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide coverage");
     if (empty == isl_bool_true)

@@ -68,6 +68,17 @@ grep -q "int unsharp(" "$tmp/unsharp.h" || { echo "FAIL: unsharp.h lacks int uns
 grep -q "Lowered loop nest" "$tmp/unsharp.html" || { echo "FAIL: the HTML lacks the loop nest"; failures=$((failures + 1)); }
 expect 0 "" -- "$tessera" check "$apps/matmul/matmul.tsr"
 
+# The validator (where it is built): blur's structure is proved, the verdict says what is
+# not checked yet, --json is one object, a bad file is an error.
+if ! "$tessera" validate "$apps/blur/blur.tsr" 2>&1 | grep -q "built without the validator"; then
+    expect 0 "coverage: Proved" -- "$tessera" validate "$apps/blur/blur.tsr"
+    expect 0 "values: Unknown" -- "$tessera" validate "$apps/blur/blur.tsr"
+    expect 0 '"verdict": "Unknown", "checks": [{"name": "coverage", "verdict": "Proved"' -- \
+        "$tessera" validate "$apps/blur/blur.tsr" --json
+    expect 1 "cannot open" -- "$tessera" validate "$tmp/missing.tsr"
+    expect 2 "validate needs a .tsr file" -- "$tessera" validate
+fi
+
 # Bad input: clear messages, exit code 1.
 expect 1 "cannot open the file" -- "$tessera" run "$apps/blur/blur.tsr" --input in="$tmp/nope.png"
 head -c 300 "$sample" > "$tmp/truncated.png"

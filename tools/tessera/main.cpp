@@ -4,6 +4,7 @@
 //   tessera run FILE.tsr --input NAME=IMAGE ... [--param NAME=VALUE ...] [--size W,H[,C]]
 //                        [--output OUT] [--runs N] [--target T] [--reference]
 //   tessera check FILE.tsr
+//   tessera validate FILE.tsr [--json]
 //   tessera reference FILE.tsr --input ... [--param ...] [--size ...] [--output OUT]
 //
 // Every failure prints a message and exits non-zero: 1 for errors in the pipeline or its
@@ -26,6 +27,11 @@
 
 #include "ImageIO.h"
 
+#ifdef TESSERA_HAVE_VALIDATOR
+#include "lower/Lower.h"
+#include "validate/Validate.h"
+#endif
+
 using namespace tessera;
 
 namespace {
@@ -42,6 +48,7 @@ const char *kUsage =
     "  run        compile a pipeline (JIT) and run it on images\n"
     "  check      parse and check a pipeline's algorithm and schedule, reporting every error\n"
     "  reference  run the reference interpreter (the definition of the results) on images\n"
+    "  validate   check a pipeline's compiled code against its algorithm (the validator)\n"
     "  flags      the C compiler flags that select a target's instruction set\n"
     "\n"
     "tessera <command> --help describes each.\n";
@@ -77,6 +84,15 @@ const std::map<std::string, std::string> kHelp = {
      "\n"
      "Parses the pipeline and checks its algorithm and schedule (everything compile would\n"
      "check before generating code). Prints every error found, or nothing on success.\n"},
+    {"validate",
+     "usage: tessera validate FILE.tsr [--json]\n"
+     "\n"
+     "Lowers the pipeline and checks the lowered code against the algorithm, for every size of\n"
+     "the output and every value of the parameters that the code's entry checks allow. Prints\n"
+     "each check's verdict (Proved, Refuted with a counterexample, Unknown with the reason)\n"
+     "and what the verdicts rest on; --json prints one JSON object instead. So far the checks\n"
+     "are that every point of the output is written and that parallel iterations do not write\n"
+     "the same point (docs/validation.md). Exits 1 if a check is Refuted.\n"},
     {"flags",
      "usage: tessera flags [--target T]\n"
      "\n"
@@ -98,7 +114,7 @@ struct Options {
     std::vector<int> size;
     std::string output;
     int runs = 5;
-    bool reference = false, help = false;
+    bool reference = false, help = false, json = false;
 };
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -140,6 +156,7 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--param") o.params.push_back(name_value(a, value()));
         else if (a == "--output") o.output = value();
         else if (a == "--reference") o.reference = true;
+        else if (a == "--json") o.json = true;
         else if (a == "--runs") {
             const std::string v = value();
             o.runs = std::atoi(v.c_str());
@@ -238,6 +255,21 @@ int check(const Options &o) {
     // Lowering checks the schedule; the statement itself is not needed.
     p.output.compile_to_lowered_stmt("/dev/null", p.arguments);
     return 0;
+}
+
+int validate_command(const Options &o) {
+#ifdef TESSERA_HAVE_VALIDATOR
+    Program p = parse_program_file(o.file);
+    progress("lowering " + p.output.name());
+    const ir::LoweredPipeline lowered = lower::lower(p.output.data());
+    progress("validating " + p.output.name());
+    const validate::ValidationReport r = validate::validate_lowered(lowered);
+    std::fputs((o.json ? r.to_json() : r.to_string()).c_str(), stdout);
+    return r.verdict == validate::Verdict::Refuted ? 1 : 0;
+#else
+    (void)o;
+    throw RuntimeError("this tessera was built without the validator (isl and Z3 were not found when it was built)");
+#endif
 }
 
 void set_param(const Argument &a, const std::string &text) {
@@ -381,6 +413,7 @@ int main(int argc, char **argv) {
             return 0;
         }
         if (o.command == "check") return check(o);
+        if (o.command == "validate") return validate_command(o);
         if (o.command == "run") return run(o, false);
         return run(o, true);
     } catch (const UsageError &e) {
