@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "analysis/ConstMath.h"
 #include "ir/IRPrinter.h"
 
 namespace tessera::validate {
@@ -69,8 +70,9 @@ public:
         }
         case ExprKind::Div:
         case ExprKind::Mod: {
-            const Expr &a = e->kind == ExprKind::Div ? as<Div>(e)->a : as<Mod>(e)->a;
-            const Expr &b = e->kind == ExprKind::Div ? as<Div>(e)->b : as<Mod>(e)->b;
+            const Expr *pa = nullptr, *pb = nullptr;
+            analysis::detail::binary_operands(e, pa, pb);
+            const Expr &a = *pa, &b = *pb;
             int64_t d = 0;
             if (const IntImm *k = as<IntImm>(b)) d = k->value;
             else if (const UIntImm *k = as<UIntImm>(b); k && k->value <= uint64_t(INT64_MAX)) d = int64_t(k->value);
@@ -159,12 +161,7 @@ private:
     template <typename F>
     Isl<isl_pw_aff> binary(const Expr &e, F op) {
         const Expr *a = nullptr, *b = nullptr;
-        switch (e->kind) {
-        case ExprKind::Add: a = &as<Add>(e)->a, b = &as<Add>(e)->b; break;
-        case ExprKind::Sub: a = &as<Sub>(e)->a, b = &as<Sub>(e)->b; break;
-        case ExprKind::Min: a = &as<Min>(e)->a, b = &as<Min>(e)->b; break;
-        default: a = &as<Max>(e)->a, b = &as<Max>(e)->b; break;
-        }
+        analysis::detail::binary_operands(e, a, b);
         Isl<isl_pw_aff> x = expr(*a), y = expr(*b);
         return pieces(check(op(x.release(), y.release()), "an affine operation"), e);
     }
@@ -172,14 +169,7 @@ private:
     template <typename F>
     Isl<isl_set> comparison(const Expr &e, F op) {
         const Expr *a = nullptr, *b = nullptr;
-        switch (e->kind) {
-        case ExprKind::LT: a = &as<LT>(e)->a, b = &as<LT>(e)->b; break;
-        case ExprKind::LE: a = &as<LE>(e)->a, b = &as<LE>(e)->b; break;
-        case ExprKind::GT: a = &as<GT>(e)->a, b = &as<GT>(e)->b; break;
-        case ExprKind::GE: a = &as<GE>(e)->a, b = &as<GE>(e)->b; break;
-        case ExprKind::EQ: a = &as<EQ>(e)->a, b = &as<EQ>(e)->b; break;
-        default: a = &as<NE>(e)->a, b = &as<NE>(e)->b; break;
-        }
+        analysis::detail::binary_operands(e, a, b);
         Isl<isl_pw_aff> x = expr(*a), y = expr(*b);
         return check(op(x.release(), y.release()), "a comparison");
     }
