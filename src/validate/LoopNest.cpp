@@ -3,7 +3,10 @@
 #include <map>
 
 #include "analysis/ConstMath.h"
+#include "ir/IREquality.h"
+#include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
+#include "ir/Substitute.h"
 
 namespace tessera::validate {
 
@@ -11,14 +14,47 @@ using namespace ir;
 
 namespace {
 
+/** A fused loop v over [0, inner * outer) (a fuse of two loops: src/lower/ScheduleFunctions.cpp)
+ * is modelled as the two loops it fused, v / inner and v % inner, so that its extent and
+ * the divisions by `inner` are affine. */
+struct FusedLoop {
+    Expr inner;  // the inner loop's extent, lets expanded
+    std::string outer_dim, inner_dim;
+};
+
+/** e with the lets of `lets` substituted by their values, recursively (a let's value may
+ * use other lets). */
+Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets) {
+    struct Expand : IRMutator {
+        const std::map<std::string, Expr> &lets;
+        int depth = 0;
+        explicit Expand(const std::map<std::string, Expr> &l) : lets(l) {}
+        Expr visit(const Variable *op, const Expr &self) override {
+            auto it = lets.find(op->name);
+            if (it == lets.end() || depth > 32) return self;
+            depth++;
+            Expr r = mutate(it->second);
+            depth--;
+            return r;
+        }
+    } expand(lets);
+    return expand.mutate(e);
+}
+
+bool is_zero(const Expr &e) {
+    analysis::detail::i128 v = 0;
+    return analysis::detail::const_int(e, v) && v == 0;
+}
+
 /** Expressions and conditions of lowered code as isl piecewise affine functions and sets
  * over one statement's dimensions. Variables that are not dimensions or lets are
  * parameters (buffer fields, Params, and the lets' own free variables). */
 class Affine {
 public:
     Affine(isl_ctx *ctx, const std::string &tuple, const std::vector<std::string> &dims, int lane_dim,
-           const std::map<std::string, Expr> &lets, std::map<std::string, Type> &parameters)
-        : ctx_(ctx), dims_(dims), lane_dim_(lane_dim), lets_(lets), parameters_(parameters) {
+           const std::map<std::string, Expr> &lets, std::map<std::string, Type> &parameters,
+           const std::map<std::string, FusedLoop> &fused = {})
+        : ctx_(ctx), dims_(dims), lane_dim_(lane_dim), lets_(lets), parameters_(parameters), fused_(fused) {
         isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims.size()));
         for (size_t i = 0; i < dims.size(); i++)
             s = isl_space_set_dim_id(s, isl_dim_set, unsigned(i), isl_id_alloc(ctx, dims[i].c_str(), nullptr));
@@ -73,6 +109,11 @@ public:
             const Expr *pa = nullptr, *pb = nullptr;
             analysis::detail::binary_operands(e, pa, pb);
             const Expr &a = *pa, &b = *pb;
+            if (const Variable *v = as<Variable>(a)) {
+                // v / inner and v % inner of a fused loop v: its outer and inner loops.
+                if (auto f = fused_.find(v->name); f != fused_.end() && equal(expand_lets(b, lets_), f->second.inner))
+                    return dim(dim_index(e->kind == ExprKind::Div ? f->second.outer_dim : f->second.inner_dim));
+            }
             int64_t d = 0;
             if (const IntImm *k = as<IntImm>(b)) d = k->value;
             else if (const UIntImm *k = as<UIntImm>(b); k && k->value <= uint64_t(INT64_MAX)) d = int64_t(k->value);
@@ -174,7 +215,15 @@ private:
         return check(op(x.release(), y.release()), "a comparison");
     }
 
+    int dim_index(const std::string &name) const {
+        for (size_t i = 0; i < dims_.size(); i++)
+            if (dims_[i] == name) return int(i);
+        throw Unsupported("no dimension " + name);
+    }
+
     Isl<isl_pw_aff> variable(const std::string &name, Type type) {
+        if (fused_.count(name))
+            throw Unsupported("the fused loop variable " + name + " is used other than divided by, or modulo, the extent of its inner loop");
         for (size_t i = 0; i < dims_.size(); i++)
             if (dims_[i] == name && int(i) != lane_dim_) return dim(int(i));
         if (auto it = lets_.find(name); it != lets_.end()) {
@@ -193,6 +242,7 @@ private:
     int lane_dim_;
     const std::map<std::string, Expr> &lets_;
     std::map<std::string, Type> &parameters_;
+    const std::map<std::string, FusedLoop> &fused_;
     Isl<isl_space> space_;
     std::map<std::string, Isl<isl_pw_aff>> memo_;
 };
@@ -217,6 +267,7 @@ public:
         }
         case StmtKind::For: {
             const For *f = as<For>(s);
+            if (fused_loop(f)) return;
             const Expr v = Variable::make(f->min.type(), f->name);
             loops_.push_back(f->name);
             loop_ids_.push_back(next_loop_id_++);
@@ -258,6 +309,39 @@ public:
     }
 
 private:
+    /** A fused loop over [0, max(inner * outer, 0)) as its two loops; false if f is not one. */
+    bool fused_loop(const For *f) {
+        if (!f->loop || f->loop->role != LoopRole::Fused || !is_zero(f->min)) return false;
+        Expr extent = f->extent;
+        if (const Max *m = as<Max>(extent); m && is_zero(m->b)) extent = m->a;
+        const Mul *product = as<Mul>(extent);
+        if (!product) return false;
+        const Type t = f->min.type();
+        const std::string outer = f->name + ".outer", inner = f->name + ".inner";
+        fused_[f->name] = FusedLoop{expand_lets(product->a, lets_), outer, inner};
+        const Expr vo = Variable::make(t, outer), vi = Variable::make(t, inner), zero = IntImm::make(t, 0);
+        for (const std::string &name : {outer, inner}) {
+            loops_.push_back(name);
+            loop_ids_.push_back(next_loop_id_++);
+            parallel_.push_back(f->for_type == ForType::Parallel && name == outer);
+        }
+        // The inner loop of the fuse is parallel too: any two iterations of the fused loop
+        // run in parallel, so the inner loop's iterations are compared within one outer
+        // iteration and across them (the outer loop, marked parallel, covers the second).
+        parallel_.back() = f->for_type == ForType::Parallel;
+        conditions_.insert(conditions_.end(), {GE::make(vo, zero), LT::make(vo, product->b), GE::make(vi, zero),
+                                               LT::make(vi, product->a)});
+        visit(f->body);
+        conditions_.resize(conditions_.size() - 4);
+        for (int k = 0; k < 2; k++) {
+            loops_.pop_back();
+            loop_ids_.pop_back();
+            parallel_.pop_back();
+        }
+        fused_.erase(f->name);
+        return true;
+    }
+
     void assertion(const AssertStmt *a) {
         if (!loops_.empty() || !conditions_.empty()) {
             nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (inside a loop or an if)");
@@ -298,7 +382,7 @@ private:
         }
         try {
             if (!s->provenance) throw Unsupported("the store to " + s->buffer + " has no provenance annotation");
-            Affine affine(ctx_.get(), tuple, st.dims, lane_dim, lets_, nest_.parameters);
+            Affine affine(ctx_.get(), tuple, st.dims, lane_dim, lets_, nest_.parameters, fused_);
             Isl<isl_set> domain = affine.universe();
             if (lanes > 1) {
                 Isl<isl_pw_aff> lane = affine.dim(lane_dim);
@@ -342,6 +426,7 @@ private:
     std::vector<bool> parallel_;
     std::vector<Expr> conditions_;
     std::map<std::string, int> allocated_at_;  // allocations around, and the loops outside each
+    std::map<std::string, FusedLoop> fused_;    // fused loops around
     int next_loop_id_ = 0;
 };
 

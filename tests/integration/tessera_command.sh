@@ -77,6 +77,9 @@ if ! "$tessera" validate "$apps/blur/blur.tsr" 2>&1 | grep -q "built without the
         "$tessera" validate "$apps/blur/blur.tsr" --json
     expect 1 "cannot open" -- "$tessera" validate "$tmp/missing.tsr"
     expect 2 "validate needs a .tsr file" -- "$tessera" validate
+    expect 2 "--max-operations takes a count" -- "$tessera" validate "$apps/blur/blur.tsr" --max-operations lots
+    # matmul's fused parallel loop, modelled as the two loops it fuses, within a larger bound.
+    expect 0 "coverage: Proved" -- "$tessera" validate "$apps/matmul/matmul.tsr" --max-operations 10000000
 fi
 
 # Bad input: clear messages, exit code 1.

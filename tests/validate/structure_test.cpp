@@ -167,3 +167,17 @@ TEST(ValidateStructure, ADataDependentStoreInAParallelLoopIsUnknown) {
     EXPECT_EQ(rep.races.verdict, Verdict::Unknown) << describe(rep);
     EXPECT_NE(rep.races.detail.find("read from memory"), std::string::npos) << describe(rep);
 }
+
+TEST(ValidateStructure, AFusedParallelLoopIsModelledAsTheLoopsItFuses) {
+    // Tiles in parallel over one fused loop: its extent is a product of two tile counts and
+    // its variable is divided by one of them, which the model takes as the two loops.
+    Buffer<uint16_t> in = image(64, 48);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), t("t");
+    Func f("f");
+    f(x, y) = in(x, y) * 3;
+    f.tile(x, y, xo, yo, xi, yi, 8, 8).fuse(xo, yo, t).parallel(t);
+    auto r = validate::check_structure(lower::lower(f.data()));
+    EXPECT_EQ(r.modelled, r.statements) << describe(r);
+    EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
+    EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
+}

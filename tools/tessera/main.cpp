@@ -85,14 +85,17 @@ const std::map<std::string, std::string> kHelp = {
      "Parses the pipeline and checks its algorithm and schedule (everything compile would\n"
      "check before generating code). Prints every error found, or nothing on success.\n"},
     {"validate",
-     "usage: tessera validate FILE.tsr [--json]\n"
+     "usage: tessera validate FILE.tsr [--json] [--max-operations N]\n"
      "\n"
      "Lowers the pipeline and checks the lowered code against the algorithm, for every size of\n"
      "the output and every value of the parameters that the code's entry checks allow. Prints\n"
      "each check's verdict (Proved, Refuted with a counterexample, Unknown with the reason)\n"
      "and what the verdicts rest on; --json prints one JSON object instead. So far the checks\n"
      "are that every point of the output is written and that parallel iterations do not write\n"
-     "the same point (docs/validation.md). Exits 1 if a check is Refuted.\n"},
+     "the same point (docs/validation.md). Exits 1 if a check is Refuted.\n"
+     "--max-operations bounds the polyhedral library's work per step (default 2000000); a\n"
+     "step past it answers Unknown. The bound, unlike a timeout, gives the same answer on\n"
+     "every machine.\n"},
     {"flags",
      "usage: tessera flags [--target T]\n"
      "\n"
@@ -115,6 +118,7 @@ struct Options {
     std::string output;
     int runs = 5;
     bool reference = false, help = false, json = false;
+    unsigned long max_operations = 2000000;
 };
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -157,6 +161,14 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--output") o.output = value();
         else if (a == "--reference") o.reference = true;
         else if (a == "--json") o.json = true;
+        else if (a == "--max-operations") {
+            const std::string v = value();
+            char *end = nullptr;
+            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end || v[0] == '-' || n < 1000 || n > 100000000000ull)
+                throw UsageError{"--max-operations takes a count from 1000 to 100000000000, not '" + v + "'"};
+            o.max_operations = (unsigned long)n;
+        }
         else if (a == "--runs") {
             const std::string v = value();
             o.runs = std::atoi(v.c_str());
@@ -263,7 +275,9 @@ int validate_command(const Options &o) {
     progress("lowering " + p.output.name());
     const ir::LoweredPipeline lowered = lower::lower(p.output.data());
     progress("validating " + p.output.name());
-    const validate::ValidationReport r = validate::validate_lowered(lowered);
+    validate::StructureOptions options;
+    options.max_operations = o.max_operations;
+    const validate::ValidationReport r = validate::validate_lowered(lowered, options);
     std::fputs((o.json ? r.to_json() : r.to_string()).c_str(), stdout);
     return r.verdict == validate::Verdict::Refuted ? 1 : 0;
 #else
