@@ -5,6 +5,7 @@
 #include "analysis/ConstMath.h"
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
 #include "ir/IRPrinter.h"
 #include "ir/Substitute.h"
 
@@ -13,6 +14,61 @@ namespace tessera::validate {
 using namespace ir;
 
 namespace {
+
+/** The lane of a vector store, as a variable of the expressions built for it. */
+const char *const kLane = "<lane>";
+
+/** A flat index as sum over stride variables of coefficient * stride: stride variable name
+ * ("" for the part without one) -> coefficient. */
+using Linear = std::map<std::string, Expr>;
+
+bool mentions(const Expr &e, const std::string &prefix) {
+    struct Find : IRVisitor {
+        const std::string &prefix;
+        bool found = false;
+        explicit Find(const std::string &p) : prefix(p) {}
+        using IRVisitor::include;
+        void visit(const Variable *op) override { found = found || op->name.compare(0, prefix.size(), prefix) == 0; }
+    } f(prefix);
+    f.include(e);
+    return f.found;
+}
+
+/** e (lets expanded) as a Linear in the stride variables of `buffer`; throws Unsupported
+ * if a stride is multiplied by another or used otherwise. */
+Linear linearize(const Expr &e, const std::string &buffer) {
+    const std::string prefix = buffer + ".stride.";
+    auto merge = [](Linear a, const Linear &b, bool negate) {
+        for (const auto &[k, c] : b) {
+            const Expr term = negate ? Sub::make(analysis::detail::make_const(c.type(), 0), c) : c;
+            auto it = a.find(k);
+            a[k] = it == a.end() ? term : Add::make(it->second, term);
+        }
+        return a;
+    };
+    auto scale = [](Linear a, const Expr &k) {
+        for (auto &entry : a) entry.second = Mul::make(entry.second, k);
+        return a;
+    };
+    if (const Variable *v = as<Variable>(e)) {
+        if (v->name.compare(0, prefix.size(), prefix) == 0) return {{v->name, analysis::detail::make_const(e.type(), 1)}};
+        return {{"", e}};
+    }
+    if (const Add *a = as<Add>(e)) return merge(linearize(a->a, buffer), linearize(a->b, buffer), false);
+    if (const Sub *a = as<Sub>(e)) return merge(linearize(a->a, buffer), linearize(a->b, buffer), true);
+    if (const Mul *m = as<Mul>(e)) {
+        Linear la = linearize(m->a, buffer), lb = linearize(m->b, buffer);
+        if (la.size() == 1 && la.count("")) return scale(lb, la[""]);
+        if (lb.size() == 1 && lb.count("")) return scale(la, lb[""]);
+        throw Unsupported("the index " + to_string(e) + " multiplies two strides");
+    }
+    if (const Ramp *r = as<Ramp>(e))
+        return merge(linearize(r->base, buffer),
+                     {{"", Mul::make(r->stride, Variable::make(r->stride.type(), kLane))}}, false);
+    if (const Broadcast *b = as<Broadcast>(e)) return linearize(b->value, buffer);
+    if (mentions(e, prefix)) throw Unsupported("the index " + to_string(e) + " uses a stride of " + buffer + " non-linearly");
+    return {{"", e}};
+}
 
 /** A fused loop v over [0, inner * outer) (a fuse of two loops: src/lower/ScheduleFunctions.cpp)
  * is modelled as the two loops it fused, v / inner and v % inner, so that its extent and
@@ -222,6 +278,7 @@ private:
     }
 
     Isl<isl_pw_aff> variable(const std::string &name, Type type) {
+        if (name == kLane && lane_dim_ >= 0) return dim(lane_dim_);
         if (fused_.count(name))
             throw Unsupported("the fused loop variable " + name + " is used other than divided by, or modulo, the extent of its inner loop");
         for (size_t i = 0; i < dims_.size(); i++)
@@ -250,8 +307,11 @@ private:
 /** The walk over the body: the loops, conditions and lets around each statement. */
 class Walk {
 public:
-    Walk(IslContext &ctx, LoopNest &nest, const std::function<bool(const Statement &)> &wanted)
+    Walk(IslContext &ctx, LoopNest &nest, const std::function<bool(const Statement &)> &wanted,
+         const ir::LoweredPipeline &p)
         : ctx_(ctx), nest_(nest), wanted_(wanted) {
+        for (const PipelineArgument &a : p.args)
+            if (a.kind != PipelineArgument::Kind::Param) buffer_dims_[a.name] = a.dimensions;
         nest_.context = check(isl_set_universe(isl_space_params_alloc(ctx.get(), 0)), "the context");
     }
 
@@ -297,8 +357,10 @@ public:
         case StmtKind::Allocate: {
             const Allocate *a = as<Allocate>(s);
             allocated_at_[a->name] = int(loops_.size());
+            allocation_dims_[a->name] = int(a->extents.size());
             visit(a->body);
             allocated_at_.erase(a->name);
+            allocation_dims_.erase(a->name);
             return;
         }
         case StmtKind::ProducerConsumer: visit(as<ProducerConsumer>(s)->body); return;
@@ -409,12 +471,64 @@ private:
             writes = check(isl_map_set_tuple_id(writes.release(), isl_dim_out, func_id), "a write relation");
             st.domain = std::move(domain);
             st.writes = std::move(writes);
+            cells(s, affine, st);
         } catch (const Unsupported &u) {
             st.unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             st.domain = Isl<isl_set>();
             st.writes = Isl<isl_map>();
         }
         nest_.statements.push_back(std::move(st));
+    }
+
+    /** The cells a modelled statement writes, and the instances writing outside the
+     * storage's region. */
+    void cells(const Store *s, Affine &affine, Statement &st) {
+        try {
+            const bool allocated = allocation_dims_.count(s->buffer) > 0;
+            auto dims_it = allocated ? allocation_dims_.find(s->buffer) : buffer_dims_.find(s->buffer);
+            if (dims_it == (allocated ? allocation_dims_.end() : buffer_dims_.end()))
+                throw Unsupported("the storage " + s->buffer + " is not a buffer or an allocation around the store");
+            const int n = dims_it->second;
+            const Linear lin = linearize(expand_lets(s->index, lets_), s->buffer);
+            std::vector<Expr> coords(size_t(std::max(n, 1)), IntImm::make(Int(64), 0));
+            for (const auto &[key, coeff] : lin) {
+                int k = 0;
+                if (!key.empty()) {
+                    k = std::atoi(key.c_str() + s->buffer.size() + std::string(".stride.").size());
+                    if (k <= 0 || k >= n)
+                        throw Unsupported("the index of the store to " + s->buffer + " uses " + key +
+                                          " (storage reordered, or a dimension it does not have)");
+                }
+                coords[size_t(k)] = coeff;
+            }
+            Isl<isl_map> cells;
+            Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(st.domain.get())), "the cells outside");
+            for (size_t k = 0; k < coords.size(); k++) {
+                Isl<isl_pw_aff> c = affine.expr(coords[k]);
+                Isl<isl_map> m = check(isl_map_from_pw_aff(c.copy()), "a cell");
+                cells = cells ? check(isl_map_flat_range_product(cells.release(), m.release()), "a cell") : std::move(m);
+                // A coordinate taken modulo a fold lies in the fold, which is the extent.
+                if (as<Mod>(coords[k])) continue;
+                const std::string extent = allocated ? s->buffer + ".r" + std::to_string(k) + ".extent"
+                                                     : s->buffer + ".extent." + std::to_string(k);
+                if (allocated && !lets_.count(extent))
+                    throw Unsupported("the extent " + extent + " of the region of " + s->buffer + " is not known");
+                Isl<isl_pw_aff> e = affine.expr(Variable::make(Int(32), extent));
+                Isl<isl_set> below = check(isl_pw_aff_lt_set(c.copy(), affine.constant(0).release()), "a bound");
+                Isl<isl_set> above = check(isl_pw_aff_ge_set(c.copy(), e.release()), "a bound");
+                outside = check(isl_set_union(outside.release(), isl_set_union(below.release(), above.release())),
+                                "the cells outside");
+            }
+            cells = check(isl_map_intersect_domain(cells.release(), st.domain.copy()), "the cells");
+            cells = check(isl_map_set_tuple_name(cells.release(), isl_dim_out, s->buffer.c_str()), "the cells");
+            st.cells = std::move(cells);
+            st.out_of_bounds = check(isl_set_coalesce(isl_set_intersect(outside.release(), st.domain.copy())),
+                                     "the cells outside");
+        } catch (const Unsupported &u) {
+            st.cells = Isl<isl_map>();
+            st.out_of_bounds = Isl<isl_set>();
+            st.cells_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
+        }
     }
 
     IslContext &ctx_;
@@ -427,6 +541,8 @@ private:
     std::vector<Expr> conditions_;
     std::map<std::string, int> allocated_at_;  // allocations around, and the loops outside each
     std::map<std::string, FusedLoop> fused_;    // fused loops around
+    std::map<std::string, int> buffer_dims_;     // the pipeline's buffers
+    std::map<std::string, int> allocation_dims_;  // allocations around
     int next_loop_id_ = 0;
 };
 
@@ -435,7 +551,7 @@ private:
 LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
                       const std::function<bool(const Statement &)> &wanted) {
     LoopNest nest;
-    Walk walk(ctx, nest, wanted);
+    Walk walk(ctx, nest, wanted, p);
     walk.visit(p.body);
     // Every parameter lies in its type's range (int64 and uint64 parameters are left
     // unbounded: their ranges do not fit isl's small integers here, and nothing is lost

@@ -44,6 +44,16 @@ struct Statement {
     Isl<isl_map> writes;
     /** Why the domain or the writes are not modelled (empty if they are). */
     std::string unmodelled;
+    /** { S<id>[dims] -> B[cell] }: the cell of storage B the instance writes, one
+     * coordinate per dimension of B, read off the store's flat index by its stride
+     * variables (the coefficient of B.stride.k; the rest for the innermost dimension).
+     * Null if not modelled, with the reason in `cells_unmodelled`. */
+    Isl<isl_map> cells;
+    std::string cells_unmodelled;
+    /** The instances whose cell lies outside the region bounds inference gave the
+     * storage (a folded dimension, taken modulo its fold, always lies inside). Null if
+     * not modelled. */
+    Isl<isl_set> out_of_bounds;
 };
 
 struct LoopNest {

@@ -132,27 +132,33 @@ CheckResult check_races(const LoopNest &nest) {
             if (!a.writes)
                 return {Verdict::Unknown, "statement S" + std::to_string(a.id) + " in parallel loop " + a.dims[k] +
                                               " is not modelled: " + a.unmodelled};
+            if (!a.cells)
+                return {Verdict::Unknown, "the cells that statement S" + std::to_string(a.id) + " in parallel loop " +
+                                              a.dims[k] + " writes are not modelled: " + a.cells_unmodelled};
             for (size_t j = i; j < nest.statements.size(); j++) {
                 const Statement &b = nest.statements[j];
                 // b runs in the same parallel loop: the same loops up to and including k.
                 if (b.loop_ids.size() <= k || b.loop_ids[k] != a.loop_ids[k]) continue;
-                if (b.store->buffer != a.store->buffer || !b.provenance || b.provenance->func != a.provenance->func) continue;
-                if (!b.writes)
+                if (b.store->buffer != a.store->buffer) continue;
+                if (!b.writes || !b.cells)
                     return {Verdict::Unknown, "statement S" + std::to_string(b.id) + " in parallel loop " + b.dims[k] +
-                                                  " is not modelled: " + b.unmodelled};
+                                                  " is not modelled: " + (b.writes ? b.cells_unmodelled : b.unmodelled)};
                 pairs++;
-                // Two stores of a point's final value (the definition of a Func that has no
-                // update, or the final copy of an output) write the same value: such
-                // overlaps are what a ShiftInwards split of a parallel loop does, and are
-                // benign once each store is shown to write the algorithm's value.
-                if (final_value(*a.provenance) && final_value(*b.provenance)) {
+                // Instance pairs writing the same cell (a folded dimension makes different
+                // points share cells), in one iteration of the loops outside k and
+                // different iterations of k.
+                Isl<isl_map> same = check(isl_map_apply_range(a.cells.copy(), isl_map_reverse(b.cells.copy())),
+                                          "the instances writing one cell");
+                // Two stores of the same point's final value (the definition of a Func
+                // that has no update, or the final copy of an output) write the same value:
+                // such overlaps are what a ShiftInwards split of a parallel loop does, and
+                // are benign once each store is shown to write the algorithm's value.
+                if (final_value(*a.provenance) && final_value(*b.provenance) && a.provenance->func == b.provenance->func) {
+                    Isl<isl_map> same_point = check(isl_map_apply_range(a.writes.copy(), isl_map_reverse(b.writes.copy())),
+                                                    "the instances writing one point");
+                    same = check(isl_map_subtract(same.release(), same_point.release()), "a race");
                     benign++;
-                    continue;
                 }
-                // Instance pairs writing the same point, in one iteration of the loops
-                // outside k and different iterations of k.
-                Isl<isl_map> same = check(isl_map_apply_range(a.writes.copy(), isl_map_reverse(b.writes.copy())),
-                                          "the instances writing one point");
                 same = check(isl_map_intersect_params(same.release(), nest.context.copy()), "a race");
                 for (size_t m = 0; m < k; m++)
                     same = check(isl_map_equate(same.release(), isl_dim_in, int(m), isl_dim_out, int(m)), "a race");
@@ -167,10 +173,11 @@ CheckResult check_races(const LoopNest &nest) {
                 const int na = int(a.dims.size()), nb = int(b.dims.size());
                 std::string what = "iterations " + a.dims[k] + " = " + describe_coords(pt.get(), int(k), 1) + " and " +
                                    describe_coords(pt.get(), na + int(k), 1) + " of parallel loop " + a.dims[k] +
-                                   " both write " + a.provenance->func_name() + " in " + a.store->buffer +
-                                   " (statements S" + std::to_string(a.id) + " at " + describe_coords(pt.get(), 0, na) +
-                                   " and S" + std::to_string(b.id) + " at " + describe_coords(pt.get(), na, nb) +
-                                   "), with " + describe_params(pairs_set.get(), pt.get());
+                                   " both write one cell of " + a.store->buffer + " (values of " +
+                                   a.provenance->func_name() + " and " + b.provenance->func_name() + "; statements S" +
+                                   std::to_string(a.id) + " at " + describe_coords(pt.get(), 0, na) + " and S" +
+                                   std::to_string(b.id) + " at " + describe_coords(pt.get(), na, nb) + "), with " +
+                                   describe_params(pairs_set.get(), pt.get());
                 if (!nest.unmodelled_assertions.empty())
                     return {Verdict::Unknown, what + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
                 return {Verdict::Refuted, what};
@@ -179,9 +186,32 @@ CheckResult check_races(const LoopNest &nest) {
     }
     if (loops == 0) return {Verdict::Proved, "no parallel loop"};
     return {Verdict::Proved, "no two iterations of the " + std::to_string(loops) +
-                                 " parallel loop(s) write one point with different values (" + std::to_string(pairs) +
+                                 " parallel loop(s) write one cell with different values (" + std::to_string(pairs) +
                                  " pair(s) of stores compared, " + std::to_string(benign) +
-                                 " of them storing final values, which agree where they overlap)"};
+                                 " of them storing final values, which agree where they write the same point)"};
+}
+
+CheckResult check_bounds(const LoopNest &nest) {
+    int checked = 0;
+    for (const Statement &s : nest.statements) {
+        if (!s.writes) continue;  // not looked at
+        if (!s.out_of_bounds)
+            return {Verdict::Unknown, "the cells that statement S" + std::to_string(s.id) + " (a store to " + s.store->buffer +
+                                          ") writes are not modelled: " + s.cells_unmodelled};
+        checked++;
+        Isl<isl_set> outside = check(isl_set_intersect_params(s.out_of_bounds.copy(), nest.context.copy()), "a bound");
+        const isl_bool empty = isl_set_is_empty(outside.get());
+        if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a bound");
+        if (empty == isl_bool_true) continue;
+        Isl<isl_point> pt = check(isl_set_sample_point(outside.copy()), "an example");
+        std::string what = "statement S" + std::to_string(s.id) + " (a store to " + s.store->buffer + ", a value of " +
+                           s.provenance->func_name() + ") writes outside the region of " + s.store->buffer + " at " +
+                           describe_coords(pt.get(), 0, int(s.dims.size())) + ", with " + describe_params(outside.get(), pt.get());
+        if (!nest.unmodelled_assertions.empty())
+            return {Verdict::Unknown, what + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
+        return {Verdict::Refuted, what};
+    }
+    return {Verdict::Proved, "the " + std::to_string(checked) + " store(s) looked at write inside their storage's region"};
 }
 
 }  // namespace
@@ -215,7 +245,7 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
         return CheckResult{Verdict::Proved, ""};
     });
     if (built.verdict != Verdict::Proved) {
-        r.coverage = r.races = {Verdict::Unknown, "the loop nest could not be modelled: " + built.detail};
+        r.coverage = r.races = r.bounds = {Verdict::Unknown, "the loop nest could not be modelled: " + built.detail};
         return r;
     }
     for (const Statement &s : nest.statements) {
@@ -227,6 +257,7 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
     r.unmodelled_assertions = nest.unmodelled_assertions;
     r.coverage = guarded([&] { return check_coverage(ctx, p, nest); });
     r.races = guarded([&] { return check_races(nest); });
+    r.bounds = guarded([&] { return check_bounds(nest); });
     return r;
 }
 

@@ -5,16 +5,18 @@
 // * coverage: every point of the output window is written, for every value of the
 //   parameters that the entry assertions allow;
 // * races: no two iterations of a parallel loop (in the same iteration of the loops
-//   around it) write the same point of a Func to the same storage, unless both write the
-//   point's final value (a Func's only definition, or an output's final copy): those
-//   agree, given the value check, and are what a ShiftInwards split of a parallel loop
-//   does.
+//   around it) write the same cell of storage, unless both write the same point's final
+//   value (a Func's only definition, or an output's final copy): those agree, given the
+//   value check, and are what a ShiftInwards split of a parallel loop does. Cells are read
+//   off the stores' flat indices, so that a folded dimension, whose points share cells,
+//   is seen as it is;
+// * bounds: every store looked at writes inside the region bounds inference gave its
+//   storage (memory safety of those stores).
 //
 // Each answers Proved, Refuted with a concrete counterexample (parameter values and the
 // point), or Unknown with the reason (a construct not modelled, an assertion left out
-// of the context, the operation limit). Two things are not checked yet: that no iteration
-// of a parallel loop reads what another writes, and aliasing in folded storage (points
-// are compared as Func coordinates, not as memory addresses). The value equalities, which
+// of the context, the operation limit). Not checked yet: that no iteration of a parallel
+// loop reads what another writes, and the bounds of loads. The value equalities, which
 // make a pipeline Proved as a whole, are the translation validator's next part
 // (docs/validation.md).
 
@@ -35,7 +37,7 @@ struct CheckResult {
 };
 
 struct StructureReport {
-    CheckResult coverage, races;
+    CheckResult coverage, races, bounds;
     int statements = 0;  // stores the checks look at (to the output, or in a parallel loop)
     int modelled = 0;    // of which are modelled as polyhedra
     /** The stores not modelled, each with the reason. */

@@ -35,6 +35,7 @@ ValidationReport validate_lowered(const ir::LoweredPipeline &p, const StructureO
     const StructureReport s = check_structure(p, options);
     r.checks.push_back({"coverage", s.coverage});
     r.checks.push_back({"races", s.races});
+    r.checks.push_back({"bounds", s.bounds});
     r.checks.push_back({"values", {Verdict::Unknown, "not compared yet: the validator's value equalities are still to come"}});
     r.statements = s.statements;
     r.modelled = s.modelled;

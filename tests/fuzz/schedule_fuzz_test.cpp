@@ -384,7 +384,7 @@ void fuzz_one(uint64_t seed, Tally &tally) {
             std::printf("seed %llu: validated in %.0f ms: coverage %s, races %s: %s | %s\n", (unsigned long long)seed, ms,
                         validate::verdict_name(v.coverage.verdict), validate::verdict_name(v.races.verdict),
                         v.coverage.detail.substr(0, 150).c_str(), v.races.detail.substr(0, 150).c_str());
-        for (const validate::CheckResult *c : {&v.coverage, &v.races}) {
+        for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds}) {
             tally.validated[int(c->verdict)]++;
             if (c->verdict == validate::Verdict::Refuted) {
                 report("the validator refutes a schedule whose window matches the reference: " + c->detail);
@@ -415,7 +415,7 @@ void run_shard(int shard) {
                 tally.matched, tally.rejected, tally.failures);
 #ifdef TESSERA_HAVE_VALIDATOR
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE"))
-        std::printf("[ schedule fuzz ] shard %d: structure checks (coverage, races) %d proved, %d unknown\n", shard,
+        std::printf("[ schedule fuzz ] shard %d: structure checks (coverage, races, bounds) %d proved, %d unknown\n", shard,
                 tally.validated[int(validate::Verdict::Proved)], tally.validated[int(validate::Verdict::Unknown)]);
 #endif
     // The shards together must compile and check at least 1000 schedules.
