@@ -502,32 +502,41 @@ private:
                 coords[size_t(k)] = coeff;
             }
             Isl<isl_map> cells;
-            Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(st.domain.get())), "the cells outside");
-            for (size_t k = 0; k < coords.size(); k++) {
-                Isl<isl_pw_aff> c = affine.expr(coords[k]);
-                Isl<isl_map> m = check(isl_map_from_pw_aff(c.copy()), "a cell");
+            std::vector<Isl<isl_pw_aff>> affs;
+            for (const Expr &c : coords) {
+                affs.push_back(affine.expr(c));
+                Isl<isl_map> m = check(isl_map_from_pw_aff(affs.back().copy()), "a cell");
                 cells = cells ? check(isl_map_flat_range_product(cells.release(), m.release()), "a cell") : std::move(m);
-                // A coordinate taken modulo a fold lies in the fold, which is the extent.
-                if (as<Mod>(coords[k])) continue;
-                const std::string extent = allocated ? s->buffer + ".r" + std::to_string(k) + ".extent"
-                                                     : s->buffer + ".extent." + std::to_string(k);
-                if (allocated && !lets_.count(extent))
-                    throw Unsupported("the extent " + extent + " of the region of " + s->buffer + " is not known");
-                Isl<isl_pw_aff> e = affine.expr(Variable::make(Int(32), extent));
-                Isl<isl_set> below = check(isl_pw_aff_lt_set(c.copy(), affine.constant(0).release()), "a bound");
-                Isl<isl_set> above = check(isl_pw_aff_ge_set(c.copy(), e.release()), "a bound");
-                outside = check(isl_set_union(outside.release(), isl_set_union(below.release(), above.release())),
-                                "the cells outside");
             }
             cells = check(isl_map_intersect_domain(cells.release(), st.domain.copy()), "the cells");
             cells = check(isl_map_set_tuple_name(cells.release(), isl_dim_out, s->buffer.c_str()), "the cells");
             st.cells = std::move(cells);
-            st.out_of_bounds = check(isl_set_coalesce(isl_set_intersect(outside.release(), st.domain.copy())),
-                                     "the cells outside");
+            try {
+                Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(st.domain.get())), "the cells outside");
+                for (size_t k = 0; k < coords.size(); k++) {
+                    // A coordinate taken modulo a fold lies in the fold, which is the extent.
+                    if (as<Mod>(coords[k])) continue;
+                    const std::string extent = allocated ? s->buffer + ".r" + std::to_string(k) + ".extent"
+                                                         : s->buffer + ".extent." + std::to_string(k);
+                    if (allocated && !lets_.count(extent))
+                        throw Unsupported("the extent " + extent + " of the region of " + s->buffer + " is not known");
+                    Isl<isl_pw_aff> e = affine.expr(Variable::make(Int(32), extent));
+                    Isl<isl_set> below = check(isl_pw_aff_lt_set(affs[k].copy(), affine.constant(0).release()), "a bound");
+                    Isl<isl_set> above = check(isl_pw_aff_ge_set(affs[k].copy(), e.release()), "a bound");
+                    outside = check(isl_set_union(outside.release(), isl_set_union(below.release(), above.release())),
+                                    "the cells outside");
+                }
+                st.out_of_bounds = check(isl_set_coalesce(isl_set_intersect(outside.release(), st.domain.copy())),
+                                         "the cells outside");
+            } catch (const Unsupported &u) {
+                st.out_of_bounds = Isl<isl_set>();
+                st.bounds_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
+            }
         } catch (const Unsupported &u) {
             st.cells = Isl<isl_map>();
             st.out_of_bounds = Isl<isl_set>();
             st.cells_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
+            st.bounds_unmodelled = st.cells_unmodelled;
         }
     }
 

@@ -52,8 +52,9 @@ struct Statement {
     std::string cells_unmodelled;
     /** The instances whose cell lies outside the region bounds inference gave the
      * storage (a folded dimension, taken modulo its fold, always lies inside). Null if
-     * not modelled. */
+     * not modelled, with the reason in `bounds_unmodelled`. */
     Isl<isl_set> out_of_bounds;
+    std::string bounds_unmodelled;
 };
 
 struct LoopNest {

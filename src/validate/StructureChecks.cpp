@@ -50,6 +50,24 @@ std::string describe_coords(isl_point *pt, int first, int count) {
     return o.str();
 }
 
+/** A point of `set`, with small parameter values where there is one (every parameter
+ * within [-64, 64], then [-4096, 4096]), so that a counterexample reads like a case a
+ * user would try. */
+Isl<isl_point> small_sample(const Isl<isl_set> &set, const char *what) {
+    for (long bound : {64L, 4096L}) {
+        isl_set *box = set.copy();
+        const isl_size n = isl_set_dim(box, isl_dim_param);
+        for (isl_size i = 0; i < n; i++) {
+            box = isl_set_lower_bound_si(box, isl_dim_param, unsigned(i), -bound);
+            box = isl_set_upper_bound_si(box, isl_dim_param, unsigned(i), bound);
+        }
+        Isl<isl_set> boxed(box);
+        if (boxed && isl_set_is_empty(boxed.get()) == isl_bool_false)
+            return check(isl_set_sample_point(boxed.release()), what);
+    }
+    return check(isl_set_sample_point(set.copy()), what);
+}
+
 /** The output window { F[x] : B.min.d <= x_d < B.min.d + B.extent.d } of output buffer B. */
 Isl<isl_set> output_window(isl_ctx *ctx, const std::string &buffer, int dims, isl_id *func_id) {
     isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims));
@@ -106,7 +124,7 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
     if (empty == isl_bool_true)
         return {Verdict::Proved, "the " + std::to_string(stores) + " store(s) to " + out->name +
                                      " write every point of the window"};
-    Isl<isl_point> pt = check(isl_set_sample_point(missing.copy()), "a counterexample");
+    Isl<isl_point> pt = small_sample(missing, "a counterexample");
     std::string where = "the window point " + p.output->name + describe_coords(pt.get(), 0, out->dimensions) +
                         " is never written, with " + describe_params(missing.get(), pt.get());
     if (!nest.unmodelled_assertions.empty())
@@ -169,7 +187,7 @@ CheckResult check_races(const LoopNest &nest) {
                 if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a race");
                 if (empty == isl_bool_true) continue;
                 Isl<isl_set> pairs_set = check(isl_map_wrap(race.copy()), "a race");
-                Isl<isl_point> pt = check(isl_set_sample_point(pairs_set.copy()), "a race's example");
+                Isl<isl_point> pt = small_sample(pairs_set, "a race's example");
                 const int na = int(a.dims.size()), nb = int(b.dims.size());
                 std::string what = "iterations " + a.dims[k] + " = " + describe_coords(pt.get(), int(k), 1) + " and " +
                                    describe_coords(pt.get(), na + int(k), 1) + " of parallel loop " + a.dims[k] +
@@ -197,13 +215,13 @@ CheckResult check_bounds(const LoopNest &nest) {
         if (!s.writes) continue;  // not looked at
         if (!s.out_of_bounds)
             return {Verdict::Unknown, "the cells that statement S" + std::to_string(s.id) + " (a store to " + s.store->buffer +
-                                          ") writes are not modelled: " + s.cells_unmodelled};
+                                          ") writes are not bounded: " + s.bounds_unmodelled};
         checked++;
         Isl<isl_set> outside = check(isl_set_intersect_params(s.out_of_bounds.copy(), nest.context.copy()), "a bound");
         const isl_bool empty = isl_set_is_empty(outside.get());
         if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a bound");
         if (empty == isl_bool_true) continue;
-        Isl<isl_point> pt = check(isl_set_sample_point(outside.copy()), "an example");
+        Isl<isl_point> pt = small_sample(outside, "an example");
         std::string what = "statement S" + std::to_string(s.id) + " (a store to " + s.store->buffer + ", a value of " +
                            s.provenance->func_name() + ") writes outside the region of " + s.store->buffer + " at " +
                            describe_coords(pt.get(), 0, int(s.dims.size())) + ", with " + describe_params(outside.get(), pt.get());

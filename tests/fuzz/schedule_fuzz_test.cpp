@@ -341,6 +341,36 @@ void fuzz_one(uint64_t seed, Tally &tally) {
     } catch (const CompileError &e) {
         report(std::string("the printed .tsr does not parse: ") + e.what() + "\n" + printed);
     }
+    // The validator's structure checks (with TESSERA_SCHEDULE_FUZZ_VALIDATE), before the
+    // code runs: they must never refute a schedule whose window matches, and a failure
+    // says whether they refuted it.
+    std::string validator_refutes, validator_says;
+#ifdef TESSERA_HAVE_VALIDATOR
+    if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE")) {
+        try {
+            const auto t0 = std::chrono::steady_clock::now();
+            const validate::StructureReport v = validate::check_structure(lower::lower(p.output.data()));
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE"))
+                std::printf("seed %llu: validated in %.0f ms: coverage %s, races %s, bounds %s\n", (unsigned long long)seed,
+                            ms, validate::verdict_name(v.coverage.verdict), validate::verdict_name(v.races.verdict),
+                            validate::verdict_name(v.bounds.verdict));
+            if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE")) {
+                for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds})
+                    if (c->verdict != validate::Verdict::Proved) std::printf("  %s\n", c->detail.c_str());
+                std::fflush(stdout);  // before the code runs, which may crash
+            }
+            for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds}) {
+                tally.validated[int(c->verdict)]++;
+                if (c->verdict == validate::Verdict::Refuted && validator_refutes.empty()) validator_refutes = c->detail;
+            }
+            validator_says = validator_refutes.empty() ? "\nthe validator does not refute it"
+                                                       : "\nthe validator refutes it: " + validator_refutes;
+        } catch (const CompileError &) {
+            // An illegal schedule: the run below says so.
+        }
+    }
+#endif
     Outcome compiled = realize_window(p.output, p.mins, p.extents, Path::Compiled);
     if (compiled.error_kind == "CompileError") {
         // An illegal schedule must say why, in the user's terms.
@@ -357,11 +387,11 @@ void fuzz_one(uint64_t seed, Tally &tally) {
             tally.rejected++;
             return;
         }
-        report("compiled code failed where the reference succeeded: " + compiled.describe());
+        report("compiled code failed where the reference succeeded: " + compiled.describe() + validator_says);
         return;
     }
     if (!compiled.ok()) {
-        report(compiled.describe());
+        report(compiled.describe() + validator_says);
         return;
     }
     const std::string diff = compare_window(compiled.result, reference.result, p.mins, p.extents);
@@ -371,28 +401,13 @@ void fuzz_one(uint64_t seed, Tally &tally) {
             const std::string prophecy = prophecy_check(p.output, p.mins, p.extents, 20000000);
             traced = "\nthe IR interpreter with the prophecy check: " + (prophecy.empty() ? "matches" : prophecy);
         }
-        report("differs from the reference: " + diff + traced);
+        report("differs from the reference: " + diff + traced + validator_says);
         return;
     }
-#ifdef TESSERA_HAVE_VALIDATOR
-    if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE")) {
-        // The validator's structure checks never refute a schedule whose window matches.
-        const auto t0 = std::chrono::steady_clock::now();
-        const validate::StructureReport v = validate::check_structure(lower::lower(p.output.data()));
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE"))
-            std::printf("seed %llu: validated in %.0f ms: coverage %s, races %s: %s | %s\n", (unsigned long long)seed, ms,
-                        validate::verdict_name(v.coverage.verdict), validate::verdict_name(v.races.verdict),
-                        v.coverage.detail.substr(0, 150).c_str(), v.races.detail.substr(0, 150).c_str());
-        for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds}) {
-            tally.validated[int(c->verdict)]++;
-            if (c->verdict == validate::Verdict::Refuted) {
-                report("the validator refutes a schedule whose window matches the reference: " + c->detail);
-                return;
-            }
-        }
+    if (!validator_refutes.empty()) {
+        report("the validator refutes a schedule whose window matches the reference: " + validator_refutes);
+        return;
     }
-#endif
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_PROPHECY")) {
         const std::string prophecy = prophecy_check(p.output, p.mins, p.extents, 20000000);
         if (!prophecy.empty() && prophecy != "skipped") {
