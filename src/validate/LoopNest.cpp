@@ -1,6 +1,7 @@
 #include "validate/LoopNest.h"
 
 #include <map>
+#include <set>
 
 #include "analysis/ConstMath.h"
 #include "ir/IREquality.h"
@@ -34,10 +35,41 @@ bool mentions(const Expr &e, const std::string &prefix) {
     return f.found;
 }
 
+/** A vector expression as the expression of one lane, in terms of the lane variable:
+ * ramps become base + stride * lane, broadcasts their value, operators act on lanes. */
+Expr lane_of(const Expr &e) {
+    struct Lane : IRMutator {
+        Expr visit(const Ramp *op, const Expr &) override {
+            const Expr b = mutate(op->base), st = mutate(op->stride);
+            return Add::make(b, Mul::make(st, Variable::make(st.type(), kLane)));
+        }
+        Expr visit(const Broadcast *op, const Expr &) override { return mutate(op->value); }
+        Expr visit(const Cast *op, const Expr &) override { return Cast::make(op->type.element_of(), mutate(op->value)); }
+        Expr visit(const Load *op, const Expr &) override {
+            return Load::make(op->type.element_of(), op->buffer, mutate(op->index));
+        }
+        Expr visit(const Variable *op, const Expr &self) override {
+            if (op->type.lanes > 1) throw Unsupported("the vector variable " + op->name + " in an index");
+            return self;
+        }
+        Expr visit(const Call *op, const Expr &self) override {
+            if (op->type.lanes > 1) throw Unsupported("the vector call " + to_string(self) + " in an index");
+            return IRMutator::visit(op, self);
+        }
+    } lane;
+    return e.type().lanes > 1 ? lane.mutate(e) : e;
+}
+
 /** e (lets expanded) as a Linear in the stride variables of `buffer`; throws Unsupported
  * if a stride is multiplied by another or used otherwise. */
-Linear linearize(const Expr &e, const std::string &buffer) {
+Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std::pair<std::string, Expr>> &stride_values) {
     const std::string prefix = buffer + ".stride.";
+    // A stride whose variable was replaced by its value (lets expanded) is recognized by it.
+    auto stride_named = [&](const Expr &x) -> std::string {
+        for (const auto &[name, value] : stride_values)
+            if (equal(x, value)) return name;
+        return "";
+    };
     auto merge = [](Linear a, const Linear &b, bool negate) {
         for (const auto &[k, c] : b) {
             const Expr term = negate ? Sub::make(analysis::detail::make_const(c.type(), 0), c) : c;
@@ -47,25 +79,34 @@ Linear linearize(const Expr &e, const std::string &buffer) {
         return a;
     };
     auto scale = [](Linear a, const Expr &k) {
-        for (auto &entry : a) entry.second = Mul::make(entry.second, k);
+        for (auto &entry : a) {
+            analysis::detail::i128 one = 0;
+            const bool unit = analysis::detail::const_int(entry.second, one) && one == 1;
+            entry.second = unit ? k : Mul::make(entry.second, k);
+        }
         return a;
     };
     if (const Variable *v = as<Variable>(e)) {
         if (v->name.compare(0, prefix.size(), prefix) == 0) return {{v->name, analysis::detail::make_const(e.type(), 1)}};
         return {{"", e}};
     }
-    if (const Add *a = as<Add>(e)) return merge(linearize(a->a, buffer), linearize(a->b, buffer), false);
-    if (const Sub *a = as<Sub>(e)) return merge(linearize(a->a, buffer), linearize(a->b, buffer), true);
+    if (const Add *a = as<Add>(e))
+        return merge(linearize(a->a, buffer, stride_values), linearize(a->b, buffer, stride_values), false);
+    if (const Sub *a = as<Sub>(e))
+        return merge(linearize(a->a, buffer, stride_values), linearize(a->b, buffer, stride_values), true);
     if (const Mul *m = as<Mul>(e)) {
-        Linear la = linearize(m->a, buffer), lb = linearize(m->b, buffer);
+        if (const std::string k = stride_named(m->a); !k.empty()) return scale({{k, analysis::detail::make_const(e.type(), 1)}}, m->b);
+        if (const std::string k = stride_named(m->b); !k.empty()) return scale({{k, analysis::detail::make_const(e.type(), 1)}}, m->a);
+        Linear la = linearize(m->a, buffer, stride_values), lb = linearize(m->b, buffer, stride_values);
         if (la.size() == 1 && la.count("")) return scale(lb, la[""]);
         if (lb.size() == 1 && lb.count("")) return scale(la, lb[""]);
         throw Unsupported("the index " + to_string(e) + " multiplies two strides");
     }
     if (const Ramp *r = as<Ramp>(e))
-        return merge(linearize(r->base, buffer),
+        return merge(linearize(r->base, buffer, stride_values),
                      {{"", Mul::make(r->stride, Variable::make(r->stride.type(), kLane))}}, false);
-    if (const Broadcast *b = as<Broadcast>(e)) return linearize(b->value, buffer);
+    if (const Broadcast *b = as<Broadcast>(e)) return linearize(b->value, buffer, stride_values);
+    if (const std::string k = stride_named(e); !k.empty()) return {{k, analysis::detail::make_const(e.type(), 1)}};
     if (mentions(e, prefix)) throw Unsupported("the index " + to_string(e) + " uses a stride of " + buffer + " non-linearly");
     return {{"", e}};
 }
@@ -79,13 +120,15 @@ struct FusedLoop {
 };
 
 /** e with the lets of `lets` substituted by their values, recursively (a let's value may
- * use other lets). */
-Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets) {
+ * use other lets), except those whose names start with `keep` (if not empty). */
+Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep = "") {
     struct Expand : IRMutator {
         const std::map<std::string, Expr> &lets;
+        const std::string &keep;
         int depth = 0;
-        explicit Expand(const std::map<std::string, Expr> &l) : lets(l) {}
+        Expand(const std::map<std::string, Expr> &l, const std::string &k) : lets(l), keep(k) {}
         Expr visit(const Variable *op, const Expr &self) override {
+            if (!keep.empty() && op->name.compare(0, keep.size(), keep) == 0) return self;
             auto it = lets.find(op->name);
             if (it == lets.end() || depth > 32) return self;
             depth++;
@@ -93,7 +136,7 @@ Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets) {
             depth--;
             return r;
         }
-    } expand(lets);
+    } expand(lets, keep);
     return expand.mutate(e);
 }
 
@@ -358,9 +401,11 @@ public:
             const Allocate *a = as<Allocate>(s);
             allocated_at_[a->name] = int(loops_.size());
             allocation_dims_[a->name] = int(a->extents.size());
+            allocation_extents_[a->name] = a->extents;
             visit(a->body);
             allocated_at_.erase(a->name);
             allocation_dims_.erase(a->name);
+            allocation_extents_.erase(a->name);
             return;
         }
         case StmtKind::ProducerConsumer: visit(as<ProducerConsumer>(s)->body); return;
@@ -480,63 +525,119 @@ private:
         nest_.statements.push_back(std::move(st));
     }
 
-    /** The cells a modelled statement writes, and the instances writing outside the
-     * storage's region. */
-    void cells(const Store *s, Affine &affine, Statement &st) {
+    /** The cells an access (a store's or a load's index into `buffer`) touches in each
+     * instance of `domain`, and the instances where a cell lies outside the storage's
+     * region. */
+    struct Access {
+        Isl<isl_map> cells;
+        Isl<isl_set> outside;
+        std::string cells_unmodelled, bounds_unmodelled;
+    };
+
+    Access access(const std::string &buffer, const Expr &index, Affine &affine, const Isl<isl_set> &domain) {
+        Access a;
         try {
-            const bool allocated = allocation_dims_.count(s->buffer) > 0;
-            auto dims_it = allocated ? allocation_dims_.find(s->buffer) : buffer_dims_.find(s->buffer);
+            const bool allocated = allocation_dims_.count(buffer) > 0;
+            auto dims_it = allocated ? allocation_dims_.find(buffer) : buffer_dims_.find(buffer);
             if (dims_it == (allocated ? allocation_dims_.end() : buffer_dims_.end()))
-                throw Unsupported("the storage " + s->buffer + " is not a buffer or an allocation around the store");
+                throw Unsupported("the storage " + buffer + " is not a buffer or an allocation around the access");
             const int n = dims_it->second;
-            const Linear lin = linearize(expand_lets(s->index, lets_), s->buffer);
+            // The strides of `buffer` stay variables: they say which dimension a term is of;
+            // where lowering put a stride's value instead, the value says it.
+            std::vector<std::pair<std::string, Expr>> stride_values;
+            for (int k = 1; k < n; k++) {
+                const std::string name = buffer + ".stride." + std::to_string(k);
+                if (auto it = lets_.find(name); it != lets_.end()) {
+                    const Expr v = expand_lets(it->second, lets_);
+                    if (!analysis::detail::is_const_int(v)) stride_values.emplace_back(name, v);
+                }
+            }
+            const Linear lin = linearize(lane_of(expand_lets(index, lets_, buffer + ".stride.")), buffer, stride_values);
             std::vector<Expr> coords(size_t(std::max(n, 1)), IntImm::make(Int(64), 0));
             for (const auto &[key, coeff] : lin) {
                 int k = 0;
                 if (!key.empty()) {
-                    k = std::atoi(key.c_str() + s->buffer.size() + std::string(".stride.").size());
+                    k = std::atoi(key.c_str() + buffer.size() + std::string(".stride.").size());
                     if (k <= 0 || k >= n)
-                        throw Unsupported("the index of the store to " + s->buffer + " uses " + key +
+                        throw Unsupported("the index into " + buffer + " uses " + key +
                                           " (storage reordered, or a dimension it does not have)");
                 }
                 coords[size_t(k)] = coeff;
             }
-            Isl<isl_map> cells;
             std::vector<Isl<isl_pw_aff>> affs;
             for (const Expr &c : coords) {
                 affs.push_back(affine.expr(c));
                 Isl<isl_map> m = check(isl_map_from_pw_aff(affs.back().copy()), "a cell");
-                cells = cells ? check(isl_map_flat_range_product(cells.release(), m.release()), "a cell") : std::move(m);
+                a.cells = a.cells ? check(isl_map_flat_range_product(a.cells.release(), m.release()), "a cell") : std::move(m);
             }
-            cells = check(isl_map_intersect_domain(cells.release(), st.domain.copy()), "the cells");
-            cells = check(isl_map_set_tuple_name(cells.release(), isl_dim_out, s->buffer.c_str()), "the cells");
-            st.cells = std::move(cells);
+            a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
+            a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
             try {
-                Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(st.domain.get())), "the cells outside");
+                Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(domain.get())), "the cells outside");
                 for (size_t k = 0; k < coords.size(); k++) {
                     // A coordinate taken modulo a fold lies in the fold, which is the extent.
                     if (as<Mod>(coords[k])) continue;
-                    const std::string extent = allocated ? s->buffer + ".r" + std::to_string(k) + ".extent"
-                                                         : s->buffer + ".extent." + std::to_string(k);
-                    if (allocated && !lets_.count(extent))
-                        throw Unsupported("the extent " + extent + " of the region of " + s->buffer + " is not known");
-                    Isl<isl_pw_aff> e = affine.expr(Variable::make(Int(32), extent));
+                    const std::string extent = allocated ? buffer + ".r" + std::to_string(k) + ".extent"
+                                                         : buffer + ".extent." + std::to_string(k);
+                    Expr bound = Variable::make(Int(32), extent);
+                    if (allocated && !lets_.count(extent)) {
+                        // The region's extent is gone (a constant lowering substituted):
+                        // the allocated extent bounds the cell instead, in the storage
+                        // order of dimensions, which the stride of dimension 1 confirms.
+                        const std::vector<Expr> &allocated_extents = allocation_extents_.at(buffer);
+                        auto stride1 = lets_.find(buffer + ".stride.1");
+                        const bool natural_order =
+                            n == 1 || (stride1 != lets_.end() &&
+                                       equal(expand_lets(stride1->second, lets_), expand_lets(allocated_extents[0], lets_)));
+                        if (!natural_order || k >= allocated_extents.size())
+                            throw Unsupported("the extent " + extent + " of the region of " + buffer + " is not known");
+                        bound = allocated_extents[k];
+                    }
+                    Isl<isl_pw_aff> e = affine.expr(bound);
                     Isl<isl_set> below = check(isl_pw_aff_lt_set(affs[k].copy(), affine.constant(0).release()), "a bound");
                     Isl<isl_set> above = check(isl_pw_aff_ge_set(affs[k].copy(), e.release()), "a bound");
                     outside = check(isl_set_union(outside.release(), isl_set_union(below.release(), above.release())),
                                     "the cells outside");
                 }
-                st.out_of_bounds = check(isl_set_coalesce(isl_set_intersect(outside.release(), st.domain.copy())),
-                                         "the cells outside");
+                a.outside = check(isl_set_coalesce(isl_set_intersect(outside.release(), domain.copy())), "the cells outside");
             } catch (const Unsupported &u) {
-                st.out_of_bounds = Isl<isl_set>();
-                st.bounds_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
+                a.outside = Isl<isl_set>();
+                a.bounds_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             }
         } catch (const Unsupported &u) {
-            st.cells = Isl<isl_map>();
-            st.out_of_bounds = Isl<isl_set>();
-            st.cells_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
-            st.bounds_unmodelled = st.cells_unmodelled;
+            a.cells = Isl<isl_map>();
+            a.outside = Isl<isl_set>();
+            a.cells_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
+            a.bounds_unmodelled = a.cells_unmodelled;
+        }
+        return a;
+    }
+
+    /** The cells a modelled statement writes, and the accesses it makes (its store and
+     * the loads of the value it stores) outside their storage's region. */
+    void cells(const Store *s, Affine &affine, Statement &st) {
+        Access w = access(s->buffer, s->index, affine, st.domain);
+        st.cells = std::move(w.cells);
+        st.cells_unmodelled = w.cells_unmodelled;
+        st.accesses.push_back({"writes " + s->buffer, std::move(w.outside), w.bounds_unmodelled});
+        // The loads the stored value makes, lets expanded (a load bound to a let by the
+        // common subexpressions pass is read where the let is).
+        struct Loads : IRVisitor {
+            std::vector<const Load *> found;
+            using IRVisitor::include;
+            void visit(const Load *op) override {
+                found.push_back(op);
+                IRVisitor::visit(op);
+            }
+        } loads;
+        const Expr value = expand_lets(s->value, lets_);
+        loads.include(value);
+        std::set<std::string> seen;
+        for (const Load *l : loads.found) {
+            const std::string key = l->buffer + "[" + to_string(l->index) + "]";
+            if (!seen.insert(key).second) continue;
+            Access r = access(l->buffer, l->index, affine, st.domain);
+            st.accesses.push_back({"reads " + l->buffer, std::move(r.outside), r.bounds_unmodelled});
         }
     }
 
@@ -552,6 +653,7 @@ private:
     std::map<std::string, FusedLoop> fused_;    // fused loops around
     std::map<std::string, int> buffer_dims_;     // the pipeline's buffers
     std::map<std::string, int> allocation_dims_;  // allocations around
+    std::map<std::string, std::vector<Expr>> allocation_extents_;
     int next_loop_id_ = 0;
 };
 

@@ -50,11 +50,16 @@ struct Statement {
      * Null if not modelled, with the reason in `cells_unmodelled`. */
     Isl<isl_map> cells;
     std::string cells_unmodelled;
-    /** The instances whose cell lies outside the region bounds inference gave the
-     * storage (a folded dimension, taken modulo its fold, always lies inside). Null if
-     * not modelled, with the reason in `bounds_unmodelled`. */
-    Isl<isl_set> out_of_bounds;
-    std::string bounds_unmodelled;
+    /** The statement's accesses (its store, and the loads of the value it stores): for
+     * each, the instances where it touches a cell outside the region bounds inference gave
+     * the storage (a folded dimension, taken modulo its fold, always lies inside); null
+     * if not modelled, with the reason. */
+    struct Access {
+        std::string what;  // "writes B" or "reads B"
+        Isl<isl_set> outside;
+        std::string unmodelled;
+    };
+    std::vector<Access> accesses;
 };
 
 struct LoopNest {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ir/Function.h"
+#include "tessera/Error.h"
 #include "validate/LoopNest.h"
 
 namespace tessera::validate {
@@ -213,23 +214,25 @@ CheckResult check_bounds(const LoopNest &nest) {
     int checked = 0;
     for (const Statement &s : nest.statements) {
         if (!s.writes) continue;  // not looked at
-        if (!s.out_of_bounds)
-            return {Verdict::Unknown, "the cells that statement S" + std::to_string(s.id) + " (a store to " + s.store->buffer +
-                                          ") writes are not bounded: " + s.bounds_unmodelled};
-        checked++;
-        Isl<isl_set> outside = check(isl_set_intersect_params(s.out_of_bounds.copy(), nest.context.copy()), "a bound");
-        const isl_bool empty = isl_set_is_empty(outside.get());
-        if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a bound");
-        if (empty == isl_bool_true) continue;
-        Isl<isl_point> pt = small_sample(outside, "an example");
-        std::string what = "statement S" + std::to_string(s.id) + " (a store to " + s.store->buffer + ", a value of " +
-                           s.provenance->func_name() + ") writes outside the region of " + s.store->buffer + " at " +
-                           describe_coords(pt.get(), 0, int(s.dims.size())) + ", with " + describe_params(outside.get(), pt.get());
-        if (!nest.unmodelled_assertions.empty())
-            return {Verdict::Unknown, what + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
-        return {Verdict::Refuted, what};
+        for (const Statement::Access &a : s.accesses) {
+            if (!a.outside)
+                return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " " + a.what +
+                                              ", and where is not modelled: " + a.unmodelled};
+            checked++;
+            Isl<isl_set> outside = check(isl_set_intersect_params(a.outside.copy(), nest.context.copy()), "a bound");
+            const isl_bool empty = isl_set_is_empty(outside.get());
+            if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a bound");
+            if (empty == isl_bool_true) continue;
+            Isl<isl_point> pt = small_sample(outside, "an example");
+            std::string what = "statement S" + std::to_string(s.id) + " (a store of " + s.provenance->func_name() + ") " +
+                               a.what + " outside its region at " + describe_coords(pt.get(), 0, int(s.dims.size())) +
+                               ", with " + describe_params(outside.get(), pt.get());
+            if (!nest.unmodelled_assertions.empty())
+                return {Verdict::Unknown, what + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
+            return {Verdict::Refuted, what};
+        }
     }
-    return {Verdict::Proved, "the " + std::to_string(checked) + " store(s) looked at write inside their storage's region"};
+    return {Verdict::Proved, "the " + std::to_string(checked) + " access(es) of the stores looked at stay inside their storage's region"};
 }
 
 }  // namespace
@@ -244,6 +247,9 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
             return step();
         } catch (const Unsupported &u) {
             return {Verdict::Unknown, ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what())};
+        } catch (const InternalError &e) {
+            // A bug of the validator's: the pipeline is not the cause, so it gets no verdict.
+            return {Verdict::Unknown, std::string("an internal error of the validator (please report): ") + e.what()};
         }
     };
     // Only the stores the checks look at are modelled: those to the output, and those in a
