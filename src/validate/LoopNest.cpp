@@ -544,8 +544,10 @@ private:
             const int n = dims_it->second;
             // The strides of `buffer` stay variables: they say which dimension a term is of;
             // where lowering put a stride's value instead, the value says it.
+            // Strides with equal values (a dimension of extent 1 between them) are told
+            // apart in favour of the outer dimension: the inner one's coordinate is 0.
             std::vector<std::pair<std::string, Expr>> stride_values;
-            for (int k = 1; k < n; k++) {
+            for (int k = n - 1; k >= 1; k--) {
                 const std::string name = buffer + ".stride." + std::to_string(k);
                 if (auto it = lets_.find(name); it != lets_.end()) {
                     const Expr v = expand_lets(it->second, lets_);

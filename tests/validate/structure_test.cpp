@@ -245,3 +245,22 @@ TEST(ValidateStructure, DifferentPointsInOneCellAreARace) {
     EXPECT_EQ(r.races.verdict, Verdict::Refuted) << describe(r);
     EXPECT_NE(r.races.detail.find("both write one cell of f"), std::string::npos) << describe(r);
 }
+
+TEST(ValidateStructure, StridesEqualAcrossADimensionOfExtentOne) {
+    // A producer stored at the root whose middle dimension has extent 1: its strides 1 and
+    // 2 are equal, and lowering put the stride's value in a consumer's index; the term
+    // belongs to the outer dimension (the schedule fuzzer's seed 1516100032 was refuted
+    // wrongly when the inner one took it).
+    Buffer<int32_t> in0(std::vector<int>{3, 5, 4}, "in0");
+    in0.set_min({-2, -2, -3});
+    Var x("x"), y("y"), z("z");
+    Func mirror = BoundaryConditions::mirror_image(in0);
+    Func f0("f0");
+    f0(x, y, z) = mirror(z + 3, -2, 0 - z) + cast<int32_t>(x);
+    mirror.vectorize(mirror.args()[0], 4, TailStrategy::ShiftInwards);
+    f0.reorder(x, z, y);
+    mirror.compute_at(f0, y).store_root();
+    auto r = validate::check_structure(lower::lower(f0.data()));
+    EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
+    EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
+}
