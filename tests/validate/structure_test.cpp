@@ -53,6 +53,17 @@ private:
     std::function<ir::Stmt(const ir::For *, ir::Stmt)> edit_;
 };
 
+/** The lowered code of f(x, y) = input(x, y) + 3 over a 40 x 30 input, with its loop over
+ * y parallel if asked (the mutants below start from it). */
+ir::LoweredPipeline lowered_pointwise(bool parallel_y) {
+    Buffer<uint16_t> in = image(40, 30);
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = in(x, y) + 3;
+    if (parallel_y) f.parallel(y);
+    return lower::lower(f.data());
+}
+
 }  // namespace
 
 TEST(ValidateStructure, PointwiseFuncIsCoveredWithoutRaces) {
@@ -83,11 +94,7 @@ TEST(ValidateStructure, HalideBlurScheduleIsCoveredWithoutRaces) {
 }
 
 TEST(ValidateStructure, AMissingRowIsRefutedWithThePoint) {
-    Buffer<uint16_t> in = image(40, 30);
-    Var x("x"), y("y");
-    Func f("f");
-    f(x, y) = in(x, y) + 3;
-    ir::LoweredPipeline p = lower::lower(f.data());
+    ir::LoweredPipeline p = lowered_pointwise(false);
     EditLoops shorten(".y", [](const ir::For *op, ir::Stmt) {
         return ir::For::make(op->name, op->min, ir::Sub::make(op->extent, ir::IntImm::make(op->extent.type(), 1)),
                              op->for_type, op->body, op->loop);
@@ -184,12 +191,7 @@ TEST(ValidateStructure, AFusedParallelLoopIsModelledAsTheLoopsItFuses) {
 }
 
 TEST(ValidateStructure, AStorePastTheEndIsRefutedWithThePoint) {
-    Buffer<uint16_t> in = image(40, 30);
-    Var x("x"), y("y");
-    Func f("f");
-    f(x, y) = in(x, y) + 3;
-    f.parallel(y);
-    ir::LoweredPipeline p = lower::lower(f.data());
+    ir::LoweredPipeline p = lowered_pointwise(true);
     EXPECT_EQ(validate::check_structure(p).bounds.verdict, Verdict::Proved);
     // The loop over x starts one later: its last iteration stores past the end of a row.
     EditLoops shift(".x", [](const ir::For *op, ir::Stmt) {
@@ -207,12 +209,7 @@ TEST(ValidateStructure, DifferentPointsInOneCellAreARace) {
     // Storage that maps two points to one cell (as a fold too small for what a parallel
     // loop computes does: the schedule fuzzer's seed 921100057) races even when each store
     // writes a final value: the values are those of different points.
-    Buffer<uint16_t> in = image(40, 30);
-    Var x("x"), y("y");
-    Func f("f");
-    f(x, y) = in(x, y) + 3;
-    f.parallel(y);
-    ir::LoweredPipeline p = lower::lower(f.data());
+    ir::LoweredPipeline p = lowered_pointwise(true);
     // Every row stored into the first row's cells: the loop variable replaced by its first
     // value everywhere in the body (lets included), the provenance of each store kept, so
     // that it still says which point the store is for.
