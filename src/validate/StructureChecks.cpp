@@ -104,9 +104,10 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
     if (!out || !p.output) return {Verdict::Unknown, "the pipeline has no output buffer argument"};
     isl_id *func_id = isl_id_alloc(ctx.get(), p.output->name.c_str(), p.output.get());
     Isl<isl_set> window = output_window(ctx.get(), out->name, out->dimensions, func_id);
-    // What is left of the window (under the context) once each store's points are taken
-    // out, one store at a time.
-    Isl<isl_set> missing = check(isl_set_intersect_params(window.copy(), nest.context.copy()), "the window");
+    // The points the stores write, each simplified under the context (the domains of
+    // partitioned loops carry pieces that the context decides), then their union taken out
+    // of the window.
+    Isl<isl_set> written = check(isl_set_empty(isl_set_get_space(window.get())), "the written points");
     int stores = 0;
     for (const Statement &s : nest.statements) {
         if (s.store->buffer != out->name) continue;
@@ -117,9 +118,11 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
         if (!s.provenance || s.provenance->func != p.output)
             return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " stores to the output " + out->name +
                                           " a value of another Func"};
-        missing = check(isl_set_coalesce(isl_set_subtract(missing.release(), isl_map_range(s.writes.copy()))),
-                        "the unwritten part");
+        Isl<isl_set> points = check(isl_set_gist_params(isl_map_range(s.writes.copy()), nest.context.copy()), "the written points");
+        written = check(isl_set_coalesce(isl_set_union(written.release(), points.release())), "the written points");
     }
+    Isl<isl_set> missing = check(isl_set_intersect_params(window.copy(), nest.context.copy()), "the window");
+    missing = check(isl_set_subtract(missing.release(), written.release()), "the unwritten part");
     const isl_bool empty = isl_set_is_empty(missing.get());
     if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide coverage");
     if (empty == isl_bool_true)
