@@ -14,16 +14,9 @@ namespace tessera::validate {
 
 using namespace ir;
 
-namespace {
 
-/** The lane of a vector store, as a variable of the expressions built for it. */
-const char *const kLane = "<lane>";
 
-/** A flat index as sum over stride variables of coefficient * stride: stride variable name
- * ("" for the part without one) -> coefficient. */
-using Linear = std::map<std::string, Expr>;
-
-bool mentions(const Expr &e, const std::string &prefix) {
+static bool mentions_prefix(const Expr &e, const std::string &prefix) {
     struct Find : IRVisitor {
         const std::string &prefix;
         bool found = false;
@@ -107,9 +100,11 @@ Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std
                      {{"", Mul::make(r->stride, Variable::make(r->stride.type(), kLane))}}, false);
     if (const Broadcast *b = as<Broadcast>(e)) return linearize(b->value, buffer, stride_values);
     if (const std::string k = stride_named(e); !k.empty()) return {{k, analysis::detail::make_const(e.type(), 1)}};
-    if (mentions(e, prefix)) throw Unsupported("the index " + to_string(e) + " uses a stride of " + buffer + " non-linearly");
+    if (mentions_prefix(e, prefix)) throw Unsupported("the index " + to_string(e) + " uses a stride of " + buffer + " non-linearly");
     return {{"", e}};
 }
+
+namespace {
 
 /** A fused loop v over [0, inner * outer) (a fuse of two loops: src/lower/ScheduleFunctions.cpp)
  * is modelled as the two loops it fused, v / inner and v % inner, so that its extent and
@@ -454,6 +449,7 @@ private:
             nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (inside a loop or an if)");
             return;
         }
+        nest_.entry_assertions.push_back(expand_lets(a->condition, lets_));
         ctx_.reset_operations();
         try {
             Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters);
@@ -517,6 +513,10 @@ private:
             st.domain = std::move(domain);
             st.writes = std::move(writes);
             cells(s, affine, st);
+            for (const Expr &c : conditions_) st.conditions.push_back(expand_lets(c, lets_));
+            st.value = expand_lets(s->value, lets_);
+            st.index = expand_lets(s->index, lets_);
+            for (const Expr &c : s->provenance->coords) st.coords.push_back(expand_lets(c, lets_));
         } catch (const Unsupported &u) {
             st.unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             st.domain = Isl<isl_set>();

@@ -60,6 +60,11 @@ struct Statement {
         std::string unmodelled;
     };
     std::vector<Access> accesses;
+    /** For the value check, with the lets around expanded: the conditions under which an
+     * instance runs (loop bounds, ifs), the stored value and the index. */
+    std::vector<Expr> conditions;
+    Expr value, index;
+    std::vector<Expr> coords;  // the provenance's point
 };
 
 struct LoopNest {
@@ -70,9 +75,27 @@ struct LoopNest {
     /** The parameters the statements use, with their types: the context bounds each by
      * its type's range. */
     std::map<std::string, Type> parameters;
+    /** The assertions checked before any loop, lets expanded (the value check's
+     * hypotheses). */
+    std::vector<Expr> entry_assertions;
     /** The assertions left out of the context (not affine, or inside loops). */
     std::vector<std::string> unmodelled_assertions;
 };
+
+/** The lane of a vector store, as a variable of the expressions built for it. */
+inline const char *const kLane = "<lane>";
+
+/** A vector expression as the expression of one lane, in terms of the variable kLane:
+ * ramps become base + stride * lane, broadcasts their value, operators act on lanes. */
+Expr lane_of(const Expr &e);
+
+/** A flat index as the sum over stride variables of coefficient * stride: the stride
+ * variable's name ("" for the part without one) -> coefficient. */
+using Linear = std::map<std::string, Expr>;
+
+/** e as a Linear in the stride variables of `buffer` (named `buffer.stride.k`, or given
+ * by value in `stride_values`); throws Unsupported if a stride is used non-linearly. */
+Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std::pair<std::string, Expr>> &stride_values);
 
 /** The statements of `p`'s body, each modelled if `wanted` says so (given the statement
  * with its loops and storage filled in); the others keep null domain and writes and say

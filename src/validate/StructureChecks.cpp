@@ -6,6 +6,7 @@
 #include "ir/Function.h"
 #include "tessera/Error.h"
 #include "validate/LoopNest.h"
+#include "validate/ValueCheck.h"
 
 namespace tessera::validate {
 
@@ -272,7 +273,7 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
         return CheckResult{Verdict::Proved, ""};
     });
     if (built.verdict != Verdict::Proved) {
-        r.coverage = r.races = r.bounds = {Verdict::Unknown, "the loop nest could not be modelled: " + built.detail};
+        r.coverage = r.races = r.bounds = r.values = {Verdict::Unknown, "the loop nest could not be modelled: " + built.detail};
         return r;
     }
     for (const Statement &s : nest.statements) {
@@ -285,6 +286,7 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
     r.coverage = guarded([&] { return check_coverage(ctx, p, nest); });
     r.races = guarded([&] { return check_races(nest); });
     r.bounds = guarded([&] { return check_bounds(nest); });
+    r.values = guarded([&] { return check_values(p, nest, options.rlimit); });
     return r;
 }
 

@@ -37,7 +37,7 @@ struct CheckResult {
 };
 
 struct StructureReport {
-    CheckResult coverage, races, bounds;
+    CheckResult coverage, races, bounds, values;
     int statements = 0;  // stores the checks look at (to the output, or in a parallel loop)
     int modelled = 0;    // of which are modelled as polyhedra
     /** The stores not modelled, each with the reason. */
@@ -50,6 +50,8 @@ struct StructureOptions {
     /** The isl operation limit of each step (modelling the loop nest, each check):
      * deterministic, unlike a timeout. */
     unsigned long max_operations = 2'000'000;
+    /** Z3's resource limit per query of the value check (deterministic). */
+    unsigned rlimit = 5'000'000;
 };
 
 StructureReport check_structure(const ir::LoweredPipeline &p, const StructureOptions &options = {});

@@ -313,7 +313,8 @@ private:
 
 struct Tally {
     int matched = 0, rejected = 0, failures = 0;
-    int validated[3] = {0, 0, 0};  // structure checks answered Proved, Refuted, Unknown
+    int validated[3] = {0, 0, 0};  // validator checks answered Proved, Refuted, Unknown
+    int values_proved = 0;         // of which the value check proved
 };
 
 /** One random pipeline and one random schedule of it. */
@@ -356,11 +357,12 @@ void fuzz_one(uint64_t seed, Tally &tally) {
                             ms, validate::verdict_name(v.coverage.verdict), validate::verdict_name(v.races.verdict),
                             validate::verdict_name(v.bounds.verdict));
             if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE")) {
-                for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds})
+                for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds, &v.values})
                     if (c->verdict != validate::Verdict::Proved) std::printf("  %s\n", c->detail.c_str());
                 std::fflush(stdout);  // before the code runs, which may crash
             }
-            for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds}) {
+            tally.values_proved += v.values.verdict == validate::Verdict::Proved;
+            for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds, &v.values}) {
                 tally.validated[int(c->verdict)]++;
                 if (c->verdict == validate::Verdict::Refuted && validator_refutes.empty()) validator_refutes = c->detail;
             }
@@ -430,8 +432,9 @@ void run_shard(int shard) {
                 tally.matched, tally.rejected, tally.failures);
 #ifdef TESSERA_HAVE_VALIDATOR
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE"))
-        std::printf("[ schedule fuzz ] shard %d: structure checks (coverage, races, bounds) %d proved, %d unknown\n", shard,
-                tally.validated[int(validate::Verdict::Proved)], tally.validated[int(validate::Verdict::Unknown)]);
+        std::printf("[ schedule fuzz ] shard %d: validator checks (coverage, races, bounds, values) %d proved (values: %d), "
+                    "%d unknown\n", shard, tally.validated[int(validate::Verdict::Proved)], tally.values_proved,
+                    tally.validated[int(validate::Verdict::Unknown)]);
 #endif
     // The shards together must compile and check at least 1000 schedules.
     EXPECT_GE(tally.matched * kShards, 1000) << "too few schedules compiled in shard " << shard;
@@ -491,8 +494,9 @@ TEST(ScheduleFuzz, ValidatorNeverRefutesAMatchingSchedule) {
             for (uint64_t seed = 7100000; seed < 7100040 && tally.failures < 5; seed++) fuzz_one(seed, tally);
             EXPECT_EQ(tally.failures, 0);
             EXPECT_GE(tally.validated[int(validate::Verdict::Proved)], tally.matched) << "too few checks proved";
-            std::printf("[ schedule fuzz ] %d schedules matched; structure checks %d proved, %d unknown\n", tally.matched,
-                        tally.validated[int(validate::Verdict::Proved)], tally.validated[int(validate::Verdict::Unknown)]);
+            std::printf("[ schedule fuzz ] %d schedules matched; validator checks %d proved (values: %d), %d unknown\n",
+                        tally.matched, tally.validated[int(validate::Verdict::Proved)], tally.values_proved,
+                        tally.validated[int(validate::Verdict::Unknown)]);
         });
     });
 }
