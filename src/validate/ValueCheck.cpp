@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "analysis/ConstMath.h"
 #include "ir/Function.h"
 #include "ir/IRPrinter.h"
 #include "validate/Isl.h"
@@ -104,25 +105,6 @@ private:
             const Cast *c = as<Cast>(e);
             return smt_.cast(t, c->value.type(), encode(c->value, env));
         }
-        case ExprKind::Add:
-        case ExprKind::Sub:
-        case ExprKind::Mul:
-        case ExprKind::Div:
-        case ExprKind::Mod:
-        case ExprKind::Min:
-        case ExprKind::Max:
-        case ExprKind::EQ:
-        case ExprKind::NE:
-        case ExprKind::LT:
-        case ExprKind::LE:
-        case ExprKind::GT:
-        case ExprKind::GE:
-        case ExprKind::And:
-        case ExprKind::Or: {
-            const Expr *a = nullptr, *b = nullptr;
-            binary_operands(e, a, b);
-            return smt_.binary(e->kind, a->type(), encode(*a, env), encode(*b, env));
-        }
         case ExprKind::Not: return !encode(as<Not>(e)->a, env);
         case ExprKind::Select: {
             const Select *s = as<Select>(e);
@@ -171,7 +153,13 @@ private:
             }
             throw Unsupported("the call " + to_string(e) + " (intrinsics are not modelled yet)");
         }
-        default: throw Unsupported("the expression " + to_string(e) + " is not modelled yet");
+        default: {
+            // + - * / % min max, the comparisons, && and ||.
+            const Expr *a = nullptr, *b = nullptr;
+            if (analysis::detail::binary_operands(e, a, b))
+                return smt_.binary(e->kind, a->type(), encode(*a, env), encode(*b, env));
+            throw Unsupported("the expression " + to_string(e) + " is not modelled yet");
+        }
         }
     }
 
@@ -180,20 +168,6 @@ private:
         z3::expr v = encode(e, nullptr);
         const unsigned bits = v.get_sort().bv_size();
         return bits == 64 ? v : (e.type().is_int() ? z3::sext(v, 64 - bits) : z3::zext(v, 64 - bits));
-    }
-
-    static void binary_operands(const Expr &e, const Expr *&a, const Expr *&b) {
-        switch (e->kind) {
-#define TESSERA_CASE(N)                \
-    case ExprKind::N:                  \
-        a = &as<N>(e)->a, b = &as<N>(e)->b; \
-        return;
-            TESSERA_CASE(Add) TESSERA_CASE(Sub) TESSERA_CASE(Mul) TESSERA_CASE(Div) TESSERA_CASE(Mod)
-            TESSERA_CASE(Min) TESSERA_CASE(Max) TESSERA_CASE(EQ) TESSERA_CASE(NE) TESSERA_CASE(LT) TESSERA_CASE(LE)
-            TESSERA_CASE(GT) TESSERA_CASE(GE) TESSERA_CASE(And) TESSERA_CASE(Or)
-#undef TESSERA_CASE
-        default: a = b = nullptr;
-        }
     }
 
     z3::context &c_;

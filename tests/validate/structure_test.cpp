@@ -11,6 +11,7 @@
 #include "ir/IRMutator.h"
 #include "ir/Substitute.h"
 #include "lower/Lower.h"
+#include "support/images.h"
 #include "validate/StructureChecks.h"
 
 using namespace tessera;
@@ -18,12 +19,7 @@ using validate::Verdict;
 
 namespace {
 
-Buffer<uint16_t> image(int w, int h) {
-    Buffer<uint16_t> b(std::vector<int>{w, h}, "input");
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) b(x, y) = uint16_t((x * 31 + y * 17) & 0xfff);
-    return b;
-}
+using test::image;
 
 std::string describe(const validate::StructureReport &r) {
     return std::string("coverage: ") + validate::verdict_name(r.coverage.verdict) + " (" + r.coverage.detail +

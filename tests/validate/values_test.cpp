@@ -10,6 +10,7 @@
 
 #include "ir/IRMutator.h"
 #include "lower/Lower.h"
+#include "support/images.h"
 #include "validate/Validate.h"
 
 using namespace tessera;
@@ -17,12 +18,7 @@ using validate::Verdict;
 
 namespace {
 
-Buffer<uint16_t> image(int w, int h) {
-    Buffer<uint16_t> b(std::vector<int>{w, h}, "input");
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) b(x, y) = uint16_t((x * 31 + y * 17) & 0xfff);
-    return b;
-}
+using test::image;
 
 /** blur_y over an inlined blur_x, scheduled as asked. */
 ir::LoweredPipeline blur(bool vectorize_and_parallel) {
