@@ -1,5 +1,6 @@
 #include "validate/ValueCheck.h"
 
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -51,7 +52,7 @@ private:
         }
         auto it = variables_.find(name);
         if (it != variables_.end()) return it->second.first;
-        z3::expr v = t.is_bool() ? c_.bool_const(name.c_str()) : c_.bv_const(name.c_str(), unsigned(t.bits));
+        z3::expr v = c_.constant(name.c_str(), sort_of(t));
         variables_.emplace(name, std::make_pair(v, t));
         return v;
     }
@@ -62,7 +63,7 @@ private:
         if (it != inputs_.end()) return it->second;
         z3::sort_vector domain(c_);
         for (size_t i = 0; i < dims; i++) domain.push_back(c_.bv_sort(32));
-        z3::sort range = t.is_bool() ? c_.bool_sort() : c_.bv_sort(unsigned(t.bits));
+        z3::sort range = sort_of(t);
         z3::func_decl f = z3::function(("input " + buffer).c_str(), domain, range);
         inputs_.emplace(buffer, f);
         return f;
@@ -86,12 +87,51 @@ private:
         return encode(e, env);
     }
 
+public:
+    /** Whether an uninterpreted function stood for an operation (floats, intrinsics): a
+     * difference found then may not be a real one. */
+    bool used_uninterpreted() const { return uninterpreted_; }
+
+private:
+
+    /** The sort of values of type t: bit-vectors for integers, Booleans, and an
+     * uninterpreted sort per float width (floats are modelled by the terms that compute
+     * them: equal terms, equal values). */
+    z3::sort sort_of(Type t) {
+        if (t.is_bool()) return c_.bool_sort();
+        if (t.is_float()) return c_.uninterpreted_sort(("float" + std::to_string(t.bits)).c_str());
+        return c_.bv_sort(unsigned(t.bits));
+    }
+
+    /** The uninterpreted function `name` applied to args, with result type t. */
+    z3::expr uninterpreted(const std::string &name, Type t, const std::vector<z3::expr> &args) {
+        uninterpreted_ = true;
+        z3::sort_vector domain(c_);
+        for (const z3::expr &a : args) domain.push_back(a.get_sort());
+        return apply(z3::function(name.c_str(), domain, sort_of(t)), args);
+    }
+
     z3::expr encode(const Expr &e, std::map<std::string, z3::expr> *env) {
         const Type t = e.type();
         if (t.lanes > 1) throw Unsupported("the vector expression " + to_string(e) + " (lanes are taken apart first)");
-        if (!t.is_int() && !t.is_uint() && !t.is_bool())
-            throw Unsupported("the " + t.to_string() + " value " + to_string(e) + " (floats are not modelled yet)");
+        if (!t.is_int() && !t.is_uint() && !t.is_bool() && !t.is_float())
+            throw Unsupported("the " + t.to_string() + " value " + to_string(e));
         switch (e->kind) {
+        case ExprKind::FloatImm: {
+            // A constant by its bits (two constants with different bits are not assumed
+            // different: only equal terms are known equal).
+            const double v = as<FloatImm>(e)->value;
+            uint64_t bits = 0;
+            if (t.bits == 32) {
+                const float f = float(v);
+                uint32_t b32 = 0;
+                std::memcpy(&b32, &f, 4);
+                bits = b32;
+            } else {
+                std::memcpy(&bits, &v, 8);
+            }
+            return uninterpreted(t.to_string() + " constant " + std::to_string(bits), t, {});
+        }
         case ExprKind::IntImm: return smt_.constant(t, make_int(as<IntImm>(e)->value));
         case ExprKind::UIntImm: return smt_.constant(t, make_uint(as<UIntImm>(e)->value));
         case ExprKind::Variable: {
@@ -103,7 +143,10 @@ private:
         }
         case ExprKind::Cast: {
             const Cast *c = as<Cast>(e);
-            return smt_.cast(t, c->value.type(), encode(c->value, env));
+            const Type from = c->value.type();
+            if (t.is_float() || from.is_float())
+                return uninterpreted("cast " + t.to_string() + " from " + from.to_string(), t, {encode(c->value, env)});
+            return smt_.cast(t, from, encode(c->value, env));
         }
         case ExprKind::Not: return !encode(as<Not>(e)->a, env);
         case ExprKind::Select: {
@@ -151,13 +194,27 @@ private:
                 }
                 throw Unsupported("the input " + c->name + " is not an argument of the pipeline");
             }
-            throw Unsupported("the call " + to_string(e) + " (intrinsics are not modelled yet)");
+            if (c->call_kind == CallKind::Intrinsic) {
+                // Math and bit operations by name: the same operation on the same terms.
+                std::vector<z3::expr> args;
+                std::string name = "intrinsic " + std::to_string(int(c->op)) + " " + t.to_string();
+                for (const Expr &a : c->args) {
+                    args.push_back(encode(a, env));
+                    name += " " + a.type().to_string();
+                }
+                return uninterpreted(name, t, args);
+            }
+            throw Unsupported("the call " + to_string(e));
         }
         default: {
             // + - * / % min max, the comparisons, && and ||.
             const Expr *a = nullptr, *b = nullptr;
-            if (analysis::detail::binary_operands(e, a, b))
+            if (analysis::detail::binary_operands(e, a, b)) {
+                if (a->type().is_float())
+                    return uninterpreted(a->type().to_string() + " operator " + std::to_string(int(e->kind)), t,
+                                         {encode(*a, env), encode(*b, env)});
                 return smt_.binary(e->kind, a->type(), encode(*a, env), encode(*b, env));
+            }
             throw Unsupported("the expression " + to_string(e) + " is not modelled yet");
         }
         }
@@ -176,6 +233,7 @@ private:
     std::map<std::string, std::pair<z3::expr, Type>> variables_;
     std::map<std::string, z3::func_decl> inputs_;
     int depth_ = 0;
+    bool uninterpreted_ = false;
 };
 
 std::string model_values(const z3::model &m, const std::map<std::string, std::pair<z3::expr, Type>> &vars) {
@@ -272,6 +330,9 @@ CheckResult check_values(const LoweredPipeline &p, const LoopNest &nest, unsigne
             if (weakened > 0)
                 return {Verdict::Unknown, what + ", unless one of the " + std::to_string(weakened) +
                                               " entry assertion(s) the solver was not given rules it out"};
+            if (enc.used_uninterpreted())
+                return {Verdict::Unknown, what + ", when floats and intrinsics are taken as uninterpreted operations "
+                                              "(which may be a difference only in that model)"};
             return {Verdict::Refuted, what};
         }
         default:
