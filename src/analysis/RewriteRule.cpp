@@ -4,6 +4,7 @@
 
 #include "ir/Check.h"
 #include "ir/IREquality.h"
+#include "ir/Scalar.h"
 
 namespace tessera::analysis::rewrite {
 
@@ -258,17 +259,6 @@ bool test_type(TypeTest test, Type t) {
     }
 }
 
-bool decide(ExprKind k, i128 a, i128 b) {
-    switch (k) {
-    case ExprKind::EQ: return a == b;
-    case ExprKind::NE: return a != b;
-    case ExprKind::LT: return a < b;
-    case ExprKind::LE: return a <= b;
-    case ExprKind::GT: return a > b;
-    default: return a >= b;
-    }
-}
-
 /** y is an operand of the nest of m.op (min or max) that x is (at most 32 nodes looked at).
  * Not inlined: its stack would make every call of `eval` expensive. */
 [[gnu::noinline]] bool in_nest(const Expr &x, const Expr &y, const Match &m) {
@@ -332,7 +322,7 @@ bool eval_arith(ExprKind op, Value a, Value b, Value &out) {
     case ExprKind::Mod: out.v = detail::mod_euclid(a.v, b.v); return true;
     case ExprKind::Min: out.v = std::min(a.v, b.v); return true;
     case ExprKind::Max: out.v = std::max(a.v, b.v); return true;
-    default: out.v = decide(op, a.v, b.v); return true;
+    default: out.v = ir::compare(op, a.v, b.v); return true;
     }
 }
 

@@ -106,19 +106,6 @@ Scalar cast(Type to, Type from, Scalar v) {
     return make_uint(wrap_uint(to.bits, from.is_int() ? uint64_t(v.i) : v.u));
 }
 
-/** The comparison op (is_comparison) of x and y, in the order of the values of T. */
-template <typename T>
-bool compare(ExprKind op, T x, T y) {
-    switch (op) {
-    case ExprKind::EQ: return x == y;
-    case ExprKind::NE: return x != y;
-    case ExprKind::LT: return x < y;
-    case ExprKind::LE: return x <= y;
-    case ExprKind::GT: return x > y;
-    default: return x >= y;
-    }
-}
-
 Scalar binary(ExprKind op, Type t, Scalar a, Scalar b) {
     auto boolean = [](bool x) { return make_uint(x ? 1 : 0); };
     if (is_comparison(op)) {

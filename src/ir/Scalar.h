@@ -34,6 +34,19 @@ Scalar normalize(Type t, Scalar v);
 /** Conversion from type `from` to type `to` (wrapping, saturating float->int, NaN -> 0). */
 Scalar cast(Type to, Type from, Scalar v);
 
+/** The comparison op (is_comparison) of x and y, in the order of the values of T. */
+template <typename T>
+bool compare(ExprKind op, T x, T y) {
+    switch (op) {
+    case ExprKind::EQ: return x == y;
+    case ExprKind::NE: return x != y;
+    case ExprKind::LT: return x < y;
+    case ExprKind::LE: return x <= y;
+    case ExprKind::GT: return x > y;
+    default: return x >= y;
+    }
+}
+
 /** Binary operators on two values of type t. Comparisons return a bool (0/1 in `u`). */
 Scalar binary(ExprKind op, Type t, Scalar a, Scalar b);
 

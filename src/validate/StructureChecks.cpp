@@ -1,6 +1,7 @@
 #include "validate/StructureChecks.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "ir/Function.h"
@@ -143,15 +144,14 @@ bool final_value(const Provenance &p) {
 }
 
 CheckResult check_races(const LoopNest &nest) {
-    int pairs = 0, loops = 0, benign = 0;
-    std::vector<bool> counted;
+    int pairs = 0, benign = 0;
+    std::set<int> parallel_loops;
     for (size_t i = 0; i < nest.statements.size(); i++) {
         const Statement &a = nest.statements[i];
         for (size_t k = 0; k < a.parallel.size(); k++) {
             // A parallel loop around the allocation: each iteration writes storage of its own.
             if (!a.parallel[k] || int(k) < a.loops_around_storage) continue;
-            if (size_t(a.loop_ids[k]) >= counted.size()) counted.resize(size_t(a.loop_ids[k]) + 1);
-            if (!counted[size_t(a.loop_ids[k])]) loops++, counted[size_t(a.loop_ids[k])] = true;
+            parallel_loops.insert(a.loop_ids[k]);
             if (!a.writes)
                 return {Verdict::Unknown, "statement S" + std::to_string(a.id) + " in parallel loop " + a.dims[k] +
                                               " is not modelled: " + a.unmodelled};
@@ -207,8 +207,8 @@ CheckResult check_races(const LoopNest &nest) {
             }
         }
     }
-    if (loops == 0) return {Verdict::Proved, "no parallel loop"};
-    return {Verdict::Proved, "no two iterations of the " + std::to_string(loops) +
+    if (parallel_loops.empty()) return {Verdict::Proved, "no parallel loop"};
+    return {Verdict::Proved, "no two iterations of the " + std::to_string(parallel_loops.size()) +
                                  " parallel loop(s) write one cell with different values (" + std::to_string(pairs) +
                                  " pair(s) of stores compared, " + std::to_string(benign) +
                                  " of them storing final values, which agree where they write the same point)"};

@@ -88,6 +88,25 @@ private:
     }
 
 public:
+    /** The coordinates (int32 terms) of the element of pipeline buffer `buffer` (with
+     * `dims` dimensions) at flat index `index`: the coefficient of each stride variable,
+     * the rest for dimension 0, plus the buffer's min. A coordinate is within int32 (the
+     * buffer checks at entry), so its low 32 bits are it. */
+    std::vector<z3::expr> point_at(const std::string &buffer, int dims, const Expr &index) {
+        const Linear lin = linearize(index, buffer, {});
+        const std::string prefix = buffer + ".stride.";
+        for (const auto &entry : lin)
+            if (!entry.first.empty() && entry.first.compare(0, prefix.size(), prefix) != 0)
+                throw Unsupported("the index " + to_string(index) + " into " + buffer);
+        std::vector<z3::expr> point;
+        for (int k = 0; k < std::max(dims, 1); k++) {
+            auto it = lin.find(k == 0 ? "" : prefix + std::to_string(k));
+            const z3::expr cell = it == lin.end() ? c_.bv_val(0, 64) : encode64(it->second);
+            point.push_back(cell.extract(31, 0) + variable(buffer + ".min." + std::to_string(k), Int(32)));
+        }
+        return point;
+    }
+
     /** Whether an uninterpreted function stood for an operation (floats, intrinsics): a
      * difference found then may not be a real one. */
     bool used_uninterpreted() const { return uninterpreted_; }
@@ -160,18 +179,7 @@ private:
             if (!a || a->kind != PipelineArgument::Kind::InputBuffer)
                 throw Unsupported("the value read from " + l->buffer +
                                   ", storage the pipeline computes (the last writer is not modelled yet)");
-            const Linear lin = linearize(l->index, l->buffer, {});
-            std::vector<z3::expr> coords;
-            for (int k = 0; k < std::max(a->dimensions, 1); k++) {
-                const std::string key = k == 0 ? "" : l->buffer + ".stride." + std::to_string(k);
-                auto it = lin.find(key);
-                const z3::expr cell = it == lin.end() ? c_.bv_val(0, 64) : encode64(it->second);
-                // The coordinate is within int32 (the buffer checks at entry): its low bits.
-                coords.push_back(cell.extract(31, 0) + variable(l->buffer + ".min." + std::to_string(k), Int(32)));
-            }
-            for (const auto &[key, coeff] : lin)
-                if (!key.empty() && key.compare(0, l->buffer.size() + 8, l->buffer + ".stride.") != 0)
-                    throw Unsupported("the index " + to_string(l->index) + " of " + l->buffer);
+            const std::vector<z3::expr> coords = point_at(l->buffer, a->dimensions, l->index);
             return apply(input(l->buffer, t, coords.size()), coords);
         }
         case ExprKind::Call: {
@@ -302,19 +310,9 @@ CheckResult check_values(const LoweredPipeline &p, const LoopNest &nest, unsigne
             const z3::expr stored = enc.code(lane_of(s.value));
             const z3::expr defined = enc.algorithm(*p.output, point);
             if (point.size() != size_t(out->dimensions)) throw Unsupported("the provenance's point has the wrong dimensions");
-            const Linear lin = linearize(lane_of(s.index), out->name, {});
+            const std::vector<z3::expr> cell_point = enc.point_at(out->name, out->dimensions, lane_of(s.index));
             z3::expr wrong_cell = c.bool_val(false);
-            for (int k = 0; k < out->dimensions; k++) {
-                const std::string key = k == 0 ? "" : out->name + ".stride." + std::to_string(k);
-                auto it = lin.find(key);
-                z3::expr cell = it == lin.end() ? c.bv_val(0, 64) : enc.code(it->second);
-                if (cell.get_sort().bv_size() < 64) cell = z3::sext(cell, 64 - cell.get_sort().bv_size());
-                const z3::expr coord = cell.extract(31, 0) + c.bv_const((out->name + ".min." + std::to_string(k)).c_str(), 32);
-                wrong_cell = wrong_cell || coord != point[size_t(k)];
-            }
-            for (const auto &[key, coeff] : lin)
-                if (!key.empty() && key.compare(0, out->name.size() + 8, out->name + ".stride.") != 0)
-                    throw Unsupported("the index of statement S" + std::to_string(s.id));
+            for (size_t k = 0; k < point.size(); k++) wrong_cell = wrong_cell || cell_point[k] != point[k];
             solver.add(stored != defined || wrong_cell);
         } catch (const Unsupported &u) {
             return {Verdict::Unknown, "statement S" + std::to_string(s.id) + ": " + u.what()};
