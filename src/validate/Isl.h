@@ -20,7 +20,7 @@
 #include <string>
 #include <utility>
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 /** A construct the validator does not model, or a limit it reached: the check that met it
  * answers Unknown with this reason. */
@@ -93,4 +93,4 @@ private:
     isl_ctx *ctx_;
 };
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

@@ -10,7 +10,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/Substitute.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 using namespace ir;
 
@@ -691,4 +691,4 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
     return nest;
 }
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

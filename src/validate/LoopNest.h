@@ -19,7 +19,7 @@
 #include "ir/LoweredPipeline.h"
 #include "validate/Isl.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 /** One Store of the lowered code, as a statement S<id>. */
 struct Statement {
@@ -103,4 +103,4 @@ Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std
 LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
                       const std::function<bool(const Statement &)> &wanted);
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

@@ -2,7 +2,7 @@
 
 #include "validate/Isl.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 using namespace ir;
 
@@ -103,4 +103,4 @@ Scalar SmtScalars::value(Type t, const z3::expr &e) const {
     return make_int(signed_value);
 }
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

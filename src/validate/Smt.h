@@ -11,7 +11,7 @@
 #include "ir/IR.h"
 #include "ir/Scalar.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 class SmtScalars {
 public:
@@ -31,4 +31,4 @@ private:
     z3::context &c_;
 };
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

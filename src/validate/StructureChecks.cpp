@@ -9,7 +9,7 @@
 #include "validate/LoopNest.h"
 #include "validate/ValueCheck.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 using namespace ir;
 
@@ -290,4 +290,4 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
     return r;
 }
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

@@ -25,7 +25,7 @@
 
 #include "ir/LoweredPipeline.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 enum class Verdict { Proved, Refuted, Unknown };
 const char *verdict_name(Verdict v);
@@ -56,4 +56,4 @@ struct StructureOptions {
 
 StructureReport check_structure(const ir::LoweredPipeline &p, const StructureOptions &options = {});
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 namespace {
 
@@ -85,4 +85,4 @@ std::string ValidationReport::to_json() const {
     return o.str();
 }
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

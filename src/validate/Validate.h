@@ -11,7 +11,7 @@
 #include "ir/LoweredPipeline.h"
 #include "validate/StructureChecks.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 struct NamedCheck {
     std::string name;  // "coverage", "races", "values"
@@ -35,4 +35,4 @@ struct ValidationReport {
 
 ValidationReport validate_lowered(const ir::LoweredPipeline &p, const StructureOptions &options = {});
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

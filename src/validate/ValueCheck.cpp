@@ -10,7 +10,7 @@
 #include "validate/Isl.h"
 #include "validate/Smt.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 using namespace ir;
 
@@ -343,4 +343,4 @@ CheckResult check_values(const LoweredPipeline &p, const LoopNest &nest, unsigne
                                  " store(s) to the output writes the value the algorithm defines at its point, into that point's cell"};
 }
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

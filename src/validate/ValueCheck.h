@@ -12,9 +12,9 @@
 #include "validate/LoopNest.h"
 #include "validate/StructureChecks.h"
 
-namespace tessera::validate {
+namespace tessera::validator {
 
 /** `rlimit`: Z3's resource limit per query (deterministic, unlike a timeout). */
 CheckResult check_values(const ir::LoweredPipeline &p, const LoopNest &nest, unsigned rlimit);
 
-}  // namespace tessera::validate
+}  // namespace tessera::validator

@@ -350,21 +350,21 @@ void fuzz_one(uint64_t seed, Tally &tally) {
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE")) {
         try {
             const auto t0 = std::chrono::steady_clock::now();
-            const validate::StructureReport v = validate::check_structure(lower::lower(p.output.data()));
+            const validator::StructureReport v = validator::check_structure(lower::lower(p.output.data()));
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE"))
                 std::printf("seed %llu: validated in %.0f ms: coverage %s, races %s, bounds %s\n", (unsigned long long)seed,
-                            ms, validate::verdict_name(v.coverage.verdict), validate::verdict_name(v.races.verdict),
-                            validate::verdict_name(v.bounds.verdict));
+                            ms, validator::verdict_name(v.coverage.verdict), validator::verdict_name(v.races.verdict),
+                            validator::verdict_name(v.bounds.verdict));
             if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE")) {
-                for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds, &v.values})
-                    if (c->verdict != validate::Verdict::Proved) std::printf("  %s\n", c->detail.c_str());
+                for (const validator::CheckResult *c : {&v.coverage, &v.races, &v.bounds, &v.values})
+                    if (c->verdict != validator::Verdict::Proved) std::printf("  %s\n", c->detail.c_str());
                 std::fflush(stdout);  // before the code runs, which may crash
             }
-            tally.values_proved += v.values.verdict == validate::Verdict::Proved;
-            for (const validate::CheckResult *c : {&v.coverage, &v.races, &v.bounds, &v.values}) {
+            tally.values_proved += v.values.verdict == validator::Verdict::Proved;
+            for (const validator::CheckResult *c : {&v.coverage, &v.races, &v.bounds, &v.values}) {
                 tally.validated[int(c->verdict)]++;
-                if (c->verdict == validate::Verdict::Refuted && validator_refutes.empty()) validator_refutes = c->detail;
+                if (c->verdict == validator::Verdict::Refuted && validator_refutes.empty()) validator_refutes = c->detail;
             }
             validator_says = validator_refutes.empty() ? "\nthe validator does not refute it"
                                                        : "\nthe validator refutes it: " + validator_refutes;
@@ -433,8 +433,8 @@ void run_shard(int shard) {
 #ifdef TESSERA_HAVE_VALIDATOR
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE"))
         std::printf("[ schedule fuzz ] shard %d: validator checks (coverage, races, bounds, values) %d proved (values: %d), "
-                    "%d unknown\n", shard, tally.validated[int(validate::Verdict::Proved)], tally.values_proved,
-                    tally.validated[int(validate::Verdict::Unknown)]);
+                    "%d unknown\n", shard, tally.validated[int(validator::Verdict::Proved)], tally.values_proved,
+                    tally.validated[int(validator::Verdict::Unknown)]);
 #endif
     // The shards together must compile and check at least 1000 schedules.
     EXPECT_GE(tally.matched * kShards, 1000) << "too few schedules compiled in shard " << shard;
@@ -493,10 +493,10 @@ TEST(ScheduleFuzz, ValidatorNeverRefutesAMatchingSchedule) {
             Tally tally;
             for (uint64_t seed = 7100000; seed < 7100040 && tally.failures < 5; seed++) fuzz_one(seed, tally);
             EXPECT_EQ(tally.failures, 0);
-            EXPECT_GE(tally.validated[int(validate::Verdict::Proved)], tally.matched) << "too few checks proved";
+            EXPECT_GE(tally.validated[int(validator::Verdict::Proved)], tally.matched) << "too few checks proved";
             std::printf("[ schedule fuzz ] %d schedules matched; validator checks %d proved (values: %d), %d unknown\n",
-                        tally.matched, tally.validated[int(validate::Verdict::Proved)], tally.values_proved,
-                        tally.validated[int(validate::Verdict::Unknown)]);
+                        tally.matched, tally.validated[int(validator::Verdict::Proved)], tally.values_proved,
+                        tally.validated[int(validator::Verdict::Unknown)]);
         });
     });
 }

@@ -41,7 +41,7 @@ std::string show(Type t, Scalar v) {
 
 TEST(ValidateSmt, BinaryOperationsAgreeWithTheScalarDefinition) {
     z3::context c;
-    validate::SmtScalars smt(c);
+    validator::SmtScalars smt(c);
     std::mt19937_64 rng(20261124);
     const std::vector<ExprKind> int_ops = {ExprKind::Add, ExprKind::Sub, ExprKind::Mul, ExprKind::Div, ExprKind::Mod,
                                            ExprKind::Min, ExprKind::Max, ExprKind::EQ,  ExprKind::NE,  ExprKind::LT,
@@ -69,7 +69,7 @@ TEST(ValidateSmt, BinaryOperationsAgreeWithTheScalarDefinition) {
 
 TEST(ValidateSmt, ConversionsAgreeWithTheScalarDefinition) {
     z3::context c;
-    validate::SmtScalars smt(c);
+    validator::SmtScalars smt(c);
     std::mt19937_64 rng(7);
     for (Type from : kTypes)
         for (Type to : kTypes)
@@ -84,6 +84,6 @@ TEST(ValidateSmt, ConversionsAgreeWithTheScalarDefinition) {
 
 TEST(ValidateSmt, FloatsAreNotBitVectors) {
     z3::context c;
-    validate::SmtScalars smt(c);
-    EXPECT_THROW(smt.constant(Float(32), ir::make_float(1.5)), validate::Unsupported);
+    validator::SmtScalars smt(c);
+    EXPECT_THROW(smt.constant(Float(32), ir::make_float(1.5)), validator::Unsupported);
 }

@@ -15,16 +15,16 @@
 #include "validate/StructureChecks.h"
 
 using namespace tessera;
-using validate::Verdict;
+using validator::Verdict;
 
 namespace {
 
 using test::image;
 
-std::string describe(const validate::StructureReport &r) {
-    return std::string("coverage: ") + validate::verdict_name(r.coverage.verdict) + " (" + r.coverage.detail +
-           ")\nraces: " + validate::verdict_name(r.races.verdict) + " (" + r.races.detail + ")\nbounds: " +
-           validate::verdict_name(r.bounds.verdict) + " (" + r.bounds.detail + ")";
+std::string describe(const validator::StructureReport &r) {
+    return std::string("coverage: ") + validator::verdict_name(r.coverage.verdict) + " (" + r.coverage.detail +
+           ")\nraces: " + validator::verdict_name(r.races.verdict) + " (" + r.races.detail + ")\nbounds: " +
+           validator::verdict_name(r.bounds.verdict) + " (" + r.bounds.detail + ")";
 }
 
 /** Changes the loops whose variable's name ends with `suffix`. */
@@ -67,7 +67,7 @@ TEST(ValidateStructure, PointwiseFuncIsCoveredWithoutRaces) {
     Var x("x"), y("y");
     Func f("f");
     f(x, y) = in(x, y) * 2 + 1;
-    auto r = validate::check_structure(lower::lower(f.data()));
+    auto r = validator::check_structure(lower::lower(f.data()));
     EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.modelled, r.statements) << describe(r);
@@ -84,7 +84,7 @@ TEST(ValidateStructure, HalideBlurScheduleIsCoveredWithoutRaces) {
     blur_y(x, y) = (blur_x(x, y) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3;
     blur_y.split(y, y, yi, 32).parallel(y).vectorize(x, 16);
     blur_x.store_at(blur_y, y).compute_at(blur_y, yi).vectorize(x, 16);
-    auto r = validate::check_structure(lower::lower(blur_y.data()));
+    auto r = validator::check_structure(lower::lower(blur_y.data()));
     EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
 }
@@ -97,7 +97,7 @@ TEST(ValidateStructure, AMissingRowIsRefutedWithThePoint) {
     });
     p.body = shorten.mutate(p.body);
     ASSERT_EQ(shorten.edited, 1);
-    auto r = validate::check_structure(p);
+    auto r = validator::check_structure(p);
     EXPECT_EQ(r.coverage.verdict, Verdict::Refuted) << describe(r);
     EXPECT_NE(r.coverage.detail.find("is never written"), std::string::npos) << describe(r);
     EXPECT_NE(r.coverage.detail.find("f.extent.1"), std::string::npos) << describe(r);
@@ -119,7 +119,7 @@ TEST(ValidateStructure, EveryIterationWritingOneRowIsARace) {
     });
     p.body = first_row.mutate(p.body);
     ASSERT_EQ(first_row.edited, 1);
-    auto r = validate::check_structure(p);
+    auto r = validator::check_structure(p);
     EXPECT_EQ(r.races.verdict, Verdict::Refuted) << describe(r);
     EXPECT_NE(r.races.detail.find("both write one cell of f"), std::string::npos) << describe(r);
 }
@@ -132,7 +132,7 @@ TEST(ValidateStructure, OverlappingFinalValuesAreNoRace) {
     Func f("f");
     f(x, y) = in(x, y) + 3;
     f.split(y, yo, yi, 8, TailStrategy::ShiftInwards).parallel(yo);
-    auto r = validate::check_structure(lower::lower(f.data()));
+    auto r = validator::check_structure(lower::lower(f.data()));
     EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
     EXPECT_NE(r.races.detail.find("final values"), std::string::npos) << describe(r);
     EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
@@ -148,7 +148,7 @@ TEST(ValidateStructure, AScatterOutsideParallelLoopsIsNotLookedAt) {
     Func h("h");
     h(i) = 0;
     h(clamp(cast<int32_t>(in(r.x, r.y)), 0, 7)) += 1;
-    auto rep = validate::check_structure(lower::lower(h.data()));
+    auto rep = validator::check_structure(lower::lower(h.data()));
     // The checks look at the final copy into the output only (the scatter is in no
     // parallel loop), and it is modelled.
     EXPECT_EQ(rep.statements, 1) << describe(rep);
@@ -167,7 +167,7 @@ TEST(ValidateStructure, ADataDependentStoreInAParallelLoopIsUnknown) {
     RDom r(0, 16, "r");
     g(clamp(cast<int32_t>(in(r.x, 0)), 0, 7), y) += y;
     g.update().parallel(y);
-    auto rep = validate::check_structure(lower::lower(g.data()));
+    auto rep = validator::check_structure(lower::lower(g.data()));
     EXPECT_EQ(rep.races.verdict, Verdict::Unknown) << describe(rep);
     EXPECT_NE(rep.races.detail.find("read from memory"), std::string::npos) << describe(rep);
 }
@@ -180,7 +180,7 @@ TEST(ValidateStructure, AFusedParallelLoopIsModelledAsTheLoopsItFuses) {
     Func f("f");
     f(x, y) = in(x, y) * 3;
     f.tile(x, y, xo, yo, xi, yi, 8, 8).fuse(xo, yo, t).parallel(t);
-    auto r = validate::check_structure(lower::lower(f.data()));
+    auto r = validator::check_structure(lower::lower(f.data()));
     EXPECT_EQ(r.modelled, r.statements) << describe(r);
     EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
@@ -188,7 +188,7 @@ TEST(ValidateStructure, AFusedParallelLoopIsModelledAsTheLoopsItFuses) {
 
 TEST(ValidateStructure, AStorePastTheEndIsRefutedWithThePoint) {
     ir::LoweredPipeline p = lowered_pointwise(true);
-    EXPECT_EQ(validate::check_structure(p).bounds.verdict, Verdict::Proved);
+    EXPECT_EQ(validator::check_structure(p).bounds.verdict, Verdict::Proved);
     // The loop over x starts one later: its last iteration stores past the end of a row.
     EditLoops shift(".x", [](const ir::For *op, ir::Stmt) {
         return ir::For::make(op->name, ir::Add::make(op->min, ir::IntImm::make(op->min.type(), 1)), op->extent,
@@ -196,7 +196,7 @@ TEST(ValidateStructure, AStorePastTheEndIsRefutedWithThePoint) {
     });
     p.body = shift.mutate(p.body);
     ASSERT_EQ(shift.edited, 1);
-    auto r = validate::check_structure(p);
+    auto r = validator::check_structure(p);
     EXPECT_EQ(r.bounds.verdict, Verdict::Refuted) << describe(r);
     EXPECT_NE(r.bounds.detail.find("writes f outside its region"), std::string::npos) << describe(r);
 }
@@ -234,7 +234,7 @@ TEST(ValidateStructure, DifferentPointsInOneCellAreARace) {
     } one_row;
     p.body = one_row.mutate(p.body);
     ASSERT_GE(one_row.edited, 1);
-    auto r = validate::check_structure(p);
+    auto r = validator::check_structure(p);
     EXPECT_EQ(r.races.verdict, Verdict::Refuted) << describe(r);
     EXPECT_NE(r.races.detail.find("both write one cell of f"), std::string::npos) << describe(r);
 }
@@ -253,7 +253,7 @@ TEST(ValidateStructure, StridesEqualAcrossADimensionOfExtentOne) {
     mirror.vectorize(mirror.args()[0], 4, TailStrategy::ShiftInwards);
     f0.reorder(x, z, y);
     mirror.compute_at(f0, y).store_root();
-    auto r = validate::check_structure(lower::lower(f0.data()));
+    auto r = validator::check_structure(lower::lower(f0.data()));
     EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
 }

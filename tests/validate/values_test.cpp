@@ -14,7 +14,7 @@
 #include "validate/Validate.h"
 
 using namespace tessera;
-using validate::Verdict;
+using validator::Verdict;
 
 namespace {
 
@@ -45,7 +45,7 @@ struct EditStores : ir::IRMutator {
 
 TEST(ValidateValues, InlinedStencilsAreProved) {
     for (bool scheduled : {false, true}) {
-        const validate::ValidationReport r = validate::validate_lowered(blur(scheduled));
+        const validator::ValidationReport r = validator::validate_lowered(blur(scheduled));
         EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
     }
 }
@@ -59,7 +59,7 @@ TEST(ValidateValues, AnotherValueIsRefuted) {
     };
     p.body = plus_one.mutate(p.body);
     ASSERT_GE(plus_one.edited, 1);
-    const validate::ValidationReport r = validate::validate_lowered(p);
+    const validator::ValidationReport r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
     EXPECT_NE(r.to_string().find("another value than the algorithm defines"), std::string::npos) << r.to_string();
 }
@@ -74,7 +74,7 @@ TEST(ValidateValues, AnotherPointsCellIsRefuted) {
     };
     p.body = shifted.mutate(p.body);
     ASSERT_GE(shifted.edited, 1);
-    const validate::ValidationReport r = validate::validate_lowered(p);
+    const validator::ValidationReport r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
 }
 
@@ -87,7 +87,7 @@ TEST(ValidateValues, FloatsAreTheTermsThatComputeThem) {
     Func f("f");
     f(x, y) = sqrt(in(x, y) * 2.0f + in(x + 1, y));
     ir::LoweredPipeline p = lower::lower(f.data());
-    validate::ValidationReport r = validate::validate_lowered(p);
+    validator::ValidationReport r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
 
     EditStores doubled;
@@ -95,7 +95,7 @@ TEST(ValidateValues, FloatsAreTheTermsThatComputeThem) {
         return ir::Store::make(s->buffer, ir::Add::make(s->value, s->value), s->index, s->provenance);
     };
     p.body = doubled.mutate(p.body);
-    r = validate::validate_lowered(p);
+    r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Unknown) << r.to_string();
     EXPECT_NE(r.to_string().find("uninterpreted operations"), std::string::npos) << r.to_string();
 }
@@ -107,7 +107,7 @@ TEST(ValidateValues, IntermediateStorageIsUnknownWithTheReason) {
     g(x, y) = img(x, y) + 1;
     h(x, y) = g(x, y) + g(x + 1, y);
     g.compute_root();
-    const validate::ValidationReport r = validate::validate_lowered(lower::lower(h.data()));
+    const validator::ValidationReport r = validator::validate_lowered(lower::lower(h.data()));
     EXPECT_EQ(r.verdict, Verdict::Unknown) << r.to_string();
     EXPECT_NE(r.to_string().find("not followed yet"), std::string::npos) << r.to_string();
 }

@@ -275,11 +275,11 @@ int validate_command(const Options &o) {
     progress("lowering " + p.output.name());
     const ir::LoweredPipeline lowered = lower::lower(p.output.data());
     progress("validating " + p.output.name());
-    validate::StructureOptions options;
+    validator::StructureOptions options;
     options.max_operations = o.max_operations;
-    const validate::ValidationReport r = validate::validate_lowered(lowered, options);
+    const validator::ValidationReport r = validator::validate_lowered(lowered, options);
     std::fputs((o.json ? r.to_json() : r.to_string()).c_str(), stdout);
-    return r.verdict == validate::Verdict::Refuted ? 1 : 0;
+    return r.verdict == validator::Verdict::Refuted ? 1 : 0;
 #else
     (void)o;
     throw RuntimeError("this tessera was built without the validator (isl and Z3 were not found when it was built)");
