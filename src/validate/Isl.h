@@ -38,6 +38,9 @@ TESSERA_ISL_OBJECT(isl_space)
 TESSERA_ISL_OBJECT(isl_id)
 TESSERA_ISL_OBJECT(isl_val)
 TESSERA_ISL_OBJECT(isl_point)
+TESSERA_ISL_OBJECT(isl_aff)
+TESSERA_ISL_OBJECT(isl_multi_aff)
+TESSERA_ISL_OBJECT(isl_pw_multi_aff)
 #undef TESSERA_ISL_OBJECT
 
 template <typename T>

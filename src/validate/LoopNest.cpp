@@ -104,6 +104,8 @@ Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std
     return {{"", e}};
 }
 
+std::string read_key(const std::string &buffer, const Expr &index) { return buffer + "[" + to_string(lane_of(index)) + "]"; }
+
 namespace {
 
 /** A fused loop v over [0, inner * outer) (a fuse of two loops: src/lower/ScheduleFunctions.cpp)
@@ -112,6 +114,7 @@ namespace {
 struct FusedLoop {
     Expr inner;  // the inner loop's extent, lets expanded
     std::string outer_dim, inner_dim;
+    Type type;
 };
 
 /** e with the lets of `lets` substituted by their values, recursively (a let's value may
@@ -367,16 +370,12 @@ public:
             const For *f = as<For>(s);
             if (fused_loop(f)) return;
             const Expr v = Variable::make(f->min.type(), f->name);
-            loops_.push_back(f->name);
-            loop_ids_.push_back(next_loop_id_++);
-            parallel_.push_back(f->for_type == ForType::Parallel);
+            enter_loop(f->name, f->for_type == ForType::Parallel, f->min.type());
             conditions_.push_back(GE::make(v, f->min));
             conditions_.push_back(LT::make(v, Add::make(f->min, f->extent)));
             visit(f->body);
             conditions_.resize(conditions_.size() - 2);
-            loops_.pop_back();
-            loop_ids_.pop_back();
-            parallel_.pop_back();
+            leave_loop();
             return;
         }
         case StmtKind::IfThenElse: {
@@ -411,6 +410,25 @@ public:
     }
 
 private:
+    /** A loop begins: its place in the program order is the next position of its body. */
+    void enter_loop(const std::string &name, bool parallel, Type type) {
+        loops_.push_back(name);
+        loop_ids_.push_back(next_loop_id_++);
+        parallel_.push_back(parallel);
+        loop_types_.push_back(type);
+        positions_.push_back(next_position_.back()++);
+        next_position_.push_back(0);
+    }
+
+    void leave_loop() {
+        loops_.pop_back();
+        loop_ids_.pop_back();
+        parallel_.pop_back();
+        loop_types_.pop_back();
+        positions_.pop_back();
+        next_position_.pop_back();
+    }
+
     /** A fused loop over [0, max(inner * outer, 0)) as its two loops; false if f is not one. */
     bool fused_loop(const For *f) {
         if (!f->loop || f->loop->role != LoopRole::Fused || !is_zero(f->min)) return false;
@@ -420,13 +438,9 @@ private:
         if (!product) return false;
         const Type t = f->min.type();
         const std::string outer = f->name + ".outer", inner = f->name + ".inner";
-        fused_[f->name] = FusedLoop{expand_lets(product->a, lets_), outer, inner};
+        fused_[f->name] = FusedLoop{expand_lets(product->a, lets_), outer, inner, t};
         const Expr vo = Variable::make(t, outer), vi = Variable::make(t, inner), zero = IntImm::make(t, 0);
-        for (const std::string &name : {outer, inner}) {
-            loops_.push_back(name);
-            loop_ids_.push_back(next_loop_id_++);
-            parallel_.push_back(f->for_type == ForType::Parallel && name == outer);
-        }
+        for (const std::string &name : {outer, inner}) enter_loop(name, f->for_type == ForType::Parallel && name == outer, t);
         // The inner loop of the fuse is parallel too: any two iterations of the fused loop
         // run in parallel, so the inner loop's iterations are compared within one outer
         // iteration and across them (the outer loop, marked parallel, covers the second).
@@ -435,11 +449,7 @@ private:
                                                LT::make(vi, product->a)});
         visit(f->body);
         conditions_.resize(conditions_.size() - 4);
-        for (int k = 0; k < 2; k++) {
-            loops_.pop_back();
-            loop_ids_.pop_back();
-            parallel_.pop_back();
-        }
+        for (int k = 0; k < 2; k++) leave_loop();
         fused_.erase(f->name);
         return true;
     }
@@ -471,6 +481,10 @@ private:
         st.dims = loops_;
         st.loop_ids = loop_ids_;
         st.parallel = parallel_;
+        st.loop_types = loop_types_;
+        st.positions = positions_;
+        st.positions.push_back(next_position_.back()++);
+        for (const auto &[var, f] : fused_) st.fused.push_back({var, f.outer_dim, f.inner_dim, f.inner, f.type});
         auto at = allocated_at_.find(s->buffer);
         st.loops_around_storage = at == allocated_at_.end() ? 0 : at->second;
         const int lanes = s->value.type().lanes;
@@ -512,9 +526,9 @@ private:
             writes = check(isl_map_set_tuple_id(writes.release(), isl_dim_out, func_id), "a write relation");
             st.domain = std::move(domain);
             st.writes = std::move(writes);
+            st.value = expand_lets(s->value, lets_);
             cells(s, affine, st);
             for (const Expr &c : conditions_) st.conditions.push_back(expand_lets(c, lets_));
-            st.value = expand_lets(s->value, lets_);
             st.index = expand_lets(s->index, lets_);
             for (const Expr &c : s->provenance->coords) st.coords.push_back(expand_lets(c, lets_));
         } catch (const Unsupported &u) {
@@ -632,14 +646,14 @@ private:
                 IRVisitor::visit(op);
             }
         } loads;
-        const Expr value = expand_lets(s->value, lets_);
-        loads.include(value);
+        loads.include(st.value);
         std::set<std::string> seen;
         for (const Load *l : loads.found) {
-            const std::string key = l->buffer + "[" + to_string(l->index) + "]";
+            const std::string key = read_key(l->buffer, l->index);
             if (!seen.insert(key).second) continue;
             Access r = access(l->buffer, l->index, affine, st.domain);
             st.accesses.push_back({"reads " + l->buffer, std::move(r.outside), r.bounds_unmodelled});
+            st.reads.push_back({l->buffer, l->type.element_of(), key, std::move(r.cells), r.cells_unmodelled});
         }
     }
 
@@ -650,6 +664,9 @@ private:
     std::vector<std::string> loops_;
     std::vector<int> loop_ids_;
     std::vector<bool> parallel_;
+    std::vector<Type> loop_types_;
+    std::vector<int> positions_;          // the place of each loop around in its body
+    std::vector<int> next_position_{0};   // the next place in each body around
     std::vector<Expr> conditions_;
     std::map<std::string, int> allocated_at_;  // allocations around, and the loops outside each
     std::map<std::string, FusedLoop> fused_;    // fused loops around

@@ -33,6 +33,22 @@ struct Statement {
      * (two statements in one loop share it), and whether it is a parallel loop. */
     std::vector<int> loop_ids;
     std::vector<bool> parallel;
+    /** The type of each enclosing loop's variable. */
+    std::vector<Type> loop_types;
+    /** The statement's place in the program order, as the 2d+1 schedule of the polyhedral
+     * model without its loop values: the position of each enclosing loop among its
+     * siblings, outermost first, then the statement's own position in the innermost
+     * body. Instance i of S runs before instance j of T iff (position_0, i_0, position_1,
+     * i_1, ...) is lexicographically smaller. */
+    std::vector<int> positions;
+    /** A fused loop v, modelled as its two loops (dimensions `outer` and `inner`): the code
+     * still names v, which is outer * inner_extent + inner. */
+    struct Fused {
+        std::string var, outer, inner;
+        Expr inner_extent;  // lets expanded
+        Type type;
+    };
+    std::vector<Fused> fused;
     /** How many of the enclosing loops are around the allocation of the storage written
      * (none for a buffer of the pipeline): each iteration of those loops allocates, and
      * writes, storage of its own. */
@@ -60,6 +76,17 @@ struct Statement {
         std::string unmodelled;
     };
     std::vector<Access> accesses;
+    /** The loads of the stored value, each once: for the value check's last writers. */
+    struct Read {
+        std::string buffer;
+        Type type;  // of one lane
+        /** Identifies the load in `value`: see read_key(). */
+        std::string key;
+        /** { S<id>[dims] -> B[cell] }, null if not modelled, with the reason. */
+        Isl<isl_map> cells;
+        std::string unmodelled;
+    };
+    std::vector<Read> reads;
     /** For the value check, with the lets around expanded: the conditions under which an
      * instance runs (loop bounds, ifs), the stored value and the index. */
     std::vector<Expr> conditions;
@@ -88,6 +115,10 @@ inline const char *const kLane = "<lane>";
 /** A vector expression as the expression of one lane, in terms of the variable kLane:
  * ramps become base + stride * lane, broadcasts their value, operators act on lanes. */
 Expr lane_of(const Expr &e);
+
+/** The key of a load in a Statement's `reads`: its buffer and its index as one lane
+ * (lane_of), printed. */
+std::string read_key(const std::string &buffer, const Expr &index);
 
 /** A flat index as the sum over stride variables of coefficient * stride: the stride
  * variable's name ("" for the part without one) -> coefficient. */

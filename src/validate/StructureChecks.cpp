@@ -13,14 +13,6 @@ namespace tessera::validator {
 
 using namespace ir;
 
-const char *verdict_name(Verdict v) {
-    switch (v) {
-    case Verdict::Proved: return "Proved";
-    case Verdict::Refuted: return "Refuted";
-    default: return "Unknown";
-    }
-}
-
 namespace {
 
 std::string val_string(isl_val *v) {
@@ -256,18 +248,10 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
             return {Verdict::Unknown, std::string("an internal error of the validator (please report): ") + e.what()};
         }
     };
-    // Only the stores the checks look at are modelled: those to the output, and those in a
-    // parallel loop that is not around their storage's allocation.
-    std::string output;
-    for (const PipelineArgument &a : p.args)
-        if (a.kind == PipelineArgument::Kind::OutputBuffer) output = a.name;
-    auto wanted = [&](const Statement &s) {
-        if (s.store->buffer == output) return true;
-        for (size_t k = size_t(std::max(s.loops_around_storage, 0)); k < s.parallel.size(); k++)
-            if (s.parallel[k]) return true;
-        return false;
-    };
+    // Every store is modelled: the value check follows the values through storage.
+    auto wanted = [](const Statement &) { return true; };
     LoopNest nest;
+    if (options.progress) options.progress("modelling the loop nest");
     const CheckResult built = guarded([&] {
         nest = loop_nest_of(ctx, p, wanted);
         return CheckResult{Verdict::Proved, ""};
@@ -283,10 +267,14 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
         else r.unmodelled.push_back("S" + std::to_string(s.id) + " (a store to " + s.store->buffer + "): " + s.unmodelled);
     }
     r.unmodelled_assertions = nest.unmodelled_assertions;
+    if (options.progress) options.progress("checking coverage");
     r.coverage = guarded([&] { return check_coverage(ctx, p, nest); });
+    if (options.progress) options.progress("checking races");
     r.races = guarded([&] { return check_races(nest); });
+    if (options.progress) options.progress("checking bounds");
     r.bounds = guarded([&] { return check_bounds(nest); });
-    r.values = guarded([&] { return check_values(p, nest, options.rlimit); });
+    if (options.progress) options.progress("checking values");
+    r.values = guarded([&] { return check_values(ctx, p, nest, options.rlimit); });
     return r;
 }
 

@@ -1,13 +1,19 @@
 #include "validate/ValueCheck.h"
 
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <map>
+#include <set>
 #include <sstream>
+
+#include <isl/constraint.h>
 
 #include "analysis/ConstMath.h"
 #include "ir/Function.h"
 #include "ir/IRPrinter.h"
 #include "validate/Isl.h"
+#include "validate/LastWriter.h"
 #include "validate/Smt.h"
 
 namespace tessera::validator {
@@ -18,13 +24,43 @@ namespace {
 
 /** Expressions of lowered code and of the algorithm as Z3 terms. Variables are constants
  * of their type's width; the pipeline's input buffers are uninterpreted functions of their
- * coordinates (int32 each); the algorithm's calls of a Func are its definition with the
- * arguments substituted. */
+ * coordinates (int32 each); so are the Funcs the code computes into storage (`realized`):
+ * such a function stands for the Func's values as the algorithm defines them, and each
+ * store of the Func is checked against its definition. The algorithm's calls of other
+ * Funcs (inlined ones) are their definitions with the arguments substituted. The values
+ * loads read from the pipeline's storage are given by `set_load`. */
 class Encoder {
 public:
-    Encoder(z3::context &c, const LoweredPipeline &p) : c_(c), smt_(c), p_(p) {}
+    Encoder(z3::context &c, const LoweredPipeline &p, const std::set<const FunctionData *> &realized)
+        : c_(c), smt_(c), p_(p), realized_(realized) {}
 
-    z3::expr code(const Expr &e) { return encode(e, nullptr); }
+    /** e, in which the variables named in `env` are the terms given there. */
+    z3::expr code(const Expr &e, std::map<std::string, z3::expr> *env = nullptr) { return encode(e, env); }
+
+    /** The value of a load of lowered code (by read_key) from storage the code writes. */
+    void set_load(const std::string &key, const z3::expr &value) { loads_.insert_or_assign(key, value); }
+
+    /** The values of realized Func f: an uninterpreted function of its coordinates. */
+    z3::expr realized(const FunctionData &f, const std::vector<z3::expr> &coords) {
+        z3::sort_vector domain(c_);
+        for (size_t i = 0; i < coords.size(); i++) domain.push_back(c_.bv_sort(32));
+        return apply(z3::function(("Func " + f.name).c_str(), domain, sort_of(f.type)), coords);
+    }
+
+    /** The value of input buffer `buffer` at `coords` (int32 terms). */
+    z3::expr input_value(const std::string &buffer, Type t, const std::vector<z3::expr> &coords) {
+        return apply(input(buffer, t, coords.size()), coords);
+    }
+
+    /** A fresh constant of type t (a value nothing constrains yet). */
+    z3::expr fresh(const std::string &name, Type t) { return c_.constant(name.c_str(), sort_of(t)); }
+
+    /** The variable `name` of type t as a 64-bit term (sign- or zero-extended). */
+    z3::expr wide(const z3::expr &v, Type t) {
+        const unsigned bits = v.get_sort().bv_size();
+        return bits == 64 ? v : (t.is_int() ? z3::sext(v, 64 - bits) : z3::zext(v, 64 - bits));
+    }
+    z3::expr variable64(const std::string &name, Type t) { return wide(variable(name, t), t); }
 
     /** The value the algorithm defines for Func f at `coords`. */
     z3::expr algorithm(const FunctionData &f, const std::vector<z3::expr> &coords) {
@@ -156,7 +192,7 @@ private:
         case ExprKind::Variable: {
             const Variable *v = as<Variable>(e);
             if (env)
-                if (auto it = env->find(v->name); it != env->end()) return it->second;
+                if (auto it = env->find(v->name); it != env->end()) return fit(it->second, t);
             if (v->var_kind == VarKind::Reduction) throw Unsupported("the reduction variable " + v->name);
             return variable(v->name, t);
         }
@@ -173,12 +209,17 @@ private:
             return z3::ite(encode(s->condition, env), encode(s->true_value, env), encode(s->false_value, env));
         }
         case ExprKind::Load: {
-            // Lowered code reads an input: its coordinates from the flat index.
+            // Lowered code reads storage it writes (the value the last writer stored), or an
+            // input: its coordinates from the flat index.
             const Load *l = as<Load>(e);
+            if (auto it = loads_.find(read_key(l->buffer, l->index)); it != loads_.end()) {
+                if (!z3::eq(it->second.get_sort(), sort_of(t)))
+                    throw Unsupported("the value read from " + l->buffer + " has another type than the Func stored there");
+                return it->second;
+            }
             const PipelineArgument *a = argument(l->buffer);
             if (!a || a->kind != PipelineArgument::Kind::InputBuffer)
-                throw Unsupported("the value read from " + l->buffer +
-                                  ", storage the pipeline computes (the last writer is not modelled yet)");
+                throw Unsupported("the value read from " + l->buffer + " at " + to_string(l->index) + " has no known writer");
             const std::vector<z3::expr> coords = point_at(l->buffer, a->dimensions, l->index);
             return apply(input(l->buffer, t, coords.size()), coords);
         }
@@ -187,6 +228,7 @@ private:
             if (c->call_kind == CallKind::Func && c->func) {
                 std::vector<z3::expr> coords;
                 for (const Expr &a : c->args) coords.push_back(coordinate(a, env));
+                if (realized_.count(c->func.get())) return realized(*c->func, coords);
                 return algorithm(*c->func, coords);
             }
             if (c->call_kind == CallKind::Image) {
@@ -229,10 +271,14 @@ private:
     }
 
     /** An int64 index term (its coefficients may mix widths: widened as they are). */
-    z3::expr encode64(const Expr &e) {
-        z3::expr v = encode(e, nullptr);
-        const unsigned bits = v.get_sort().bv_size();
-        return bits == 64 ? v : (e.type().is_int() ? z3::sext(v, 64 - bits) : z3::zext(v, 64 - bits));
+    z3::expr encode64(const Expr &e) { return wide(encode(e, nullptr), e.type()); }
+
+    /** A bit-vector term at the width of type t (a lane, 64 bits, used as an int32). */
+    z3::expr fit(const z3::expr &v, Type t) {
+        if (!v.is_bv() || t.is_bool() || t.is_float()) return v;
+        const unsigned bits = v.get_sort().bv_size(), want = unsigned(t.bits);
+        if (bits == want) return v;
+        return bits > want ? v.extract(want - 1, 0) : wide(v, t);
     }
 
     z3::context &c_;
@@ -240,6 +286,8 @@ private:
     const LoweredPipeline &p_;
     std::map<std::string, std::pair<z3::expr, Type>> variables_;
     std::map<std::string, z3::func_decl> inputs_;
+    const std::set<const FunctionData *> &realized_;
+    std::map<std::string, z3::expr> loads_;
     int depth_ = 0;
     bool uninterpreted_ = false;
 };
@@ -262,32 +310,307 @@ std::string model_values(const z3::model &m, const std::map<std::string, std::pa
     return o.str();
 }
 
+/** Whether a store with this provenance writes its point's final value (a Func's only
+ * definition, or the final copy of an output). */
+bool final_value(const Provenance &p) {
+    return p.kind == Provenance::Kind::FinalCopy || (p.stage == 0 && p.func && p.func->definitions.size() == 1);
+}
+
+/** An isl relation (or set, as a relation from nothing) as a Z3 formula: a disjunction over
+ * its basic relations of their constraints, on 64-bit terms given by `term` for the input,
+ * output and parameter dimensions. The constraints are evaluated on 128 bits, where no sum
+ * of the (int32-range) terms times the coefficients isl keeps overflows. Existentially
+ * quantified (local) dimensions become fresh constants, bounded so that their products
+ * do not overflow either; the formula is meant as a hypothesis, where such constants are
+ * existential. */
+class RelationFormula {
+public:
+    using Term = std::function<z3::expr(isl_dim_type, unsigned)>;
+    RelationFormula(z3::context &c, Term term) : c_(c), term_(std::move(term)) {}
+
+    z3::expr of(const Isl<isl_map> &m) {
+        result_ = c_.bool_val(false);
+        if (isl_map_foreach_basic_map(m.get(), &RelationFormula::basic, this) != isl_stat_ok || failed_)
+            throw Unsupported("a relation has coefficients too large to encode");
+        return result_;
+    }
+
+private:
+    static isl_stat basic(isl_basic_map *bm, void *user) {
+        auto *self = static_cast<RelationFormula *>(user);
+        self->conjunction_ = self->c_.bool_val(true);
+        self->locals_.clear();
+        const isl_size n = isl_basic_map_dim(bm, isl_dim_div);
+        const int64_t bound = int64_t(1) << 62;
+        for (isl_size k = 0; k < n; k++) {
+            z3::expr d = self->c_.bv_const(("local " + std::to_string(self->next_local_++)).c_str(), kBits);
+            self->conjunction_ = self->conjunction_ && z3::sge(d, self->c_.bv_val(-bound, kBits)) &&
+                                 z3::sle(d, self->c_.bv_val(bound, kBits));
+            self->locals_.push_back(d);
+        }
+        const isl_stat r = isl_basic_map_foreach_constraint(bm, &RelationFormula::constraint, self);
+        isl_basic_map_free(bm);
+        self->result_ = self->result_ || self->conjunction_;
+        return r;
+    }
+
+    static isl_stat constraint(isl_constraint *c, void *user) {
+        auto *self = static_cast<RelationFormula *>(user);
+        z3::expr sum = self->c_.bv_val(0, kBits);
+        auto add = [&](isl_val *v, const z3::expr *t) {
+            const bool integer = isl_val_is_int(v) == isl_bool_true, zero = isl_val_is_zero(v) == isl_bool_true;
+            const long limit = t ? (1L << 40) : (1L << 62);  // coefficients, constants
+            const long k = integer ? isl_val_get_num_si(v) : 0;
+            if (!integer || isl_val_eq_si(v, k) != isl_bool_true || k > limit || k < -limit) self->failed_ = true;
+            isl_val_free(v);
+            if (!integer || zero) return;
+            const z3::expr kv = self->c_.bv_val(int64_t(k), kBits);
+            sum = sum + (t ? kv * *t : kv);
+        };
+        for (isl_dim_type type : {isl_dim_param, isl_dim_in, isl_dim_out}) {
+            const isl_size n = isl_constraint_dim(c, type);
+            for (isl_size k = 0; k < n; k++) {
+                isl_val *v = isl_constraint_get_coefficient_val(c, type, int(k));
+                if (isl_val_is_zero(v) == isl_bool_true) {
+                    isl_val_free(v);
+                    continue;
+                }
+                const z3::expr t = self->term_(type, unsigned(k));
+                add(v, &t);
+            }
+        }
+        const isl_size n = isl_constraint_dim(c, isl_dim_div);
+        for (isl_size k = 0; k < n; k++) add(isl_constraint_get_coefficient_val(c, isl_dim_div, int(k)), &self->locals_[size_t(k)]);
+        add(isl_constraint_get_constant_val(c), nullptr);
+        const z3::expr zero = self->c_.bv_val(0, kBits);
+        self->conjunction_ = self->conjunction_ && (isl_constraint_is_equality(c) ? sum == zero : z3::sge(sum, zero));
+        isl_constraint_free(c);
+        return isl_stat_ok;
+    }
+
+    static constexpr unsigned kBits = 64;
+    z3::context &c_;
+    Term term_;
+    z3::expr result_{c_}, conjunction_{c_};
+    std::vector<z3::expr> locals_;
+    int next_local_ = 0;
+    bool failed_ = false;
+};
+
+/** An isl affine expression (integer-valued, with floors of affine expressions inside) as a
+ * 64-bit term over the terms `term` gives for its domain's dimensions and parameters; the
+ * coefficients are kept small enough that nothing overflows for int32-range terms. A
+ * division becomes a fresh constant q bound by m * q <= n < m * q + m (`constraints`, to
+ * be conjoined where the term is used, as a hypothesis): multiplications by constants are
+ * much cheaper for the solver than division circuits. */
+class AffineTerm {
+public:
+    using Term = std::function<z3::expr(isl_dim_type, unsigned)>;
+    AffineTerm(z3::context &c, Term term) : c_(c), term_(std::move(term)), constraints_(c.bool_val(true)) {}
+
+    /** The value of an integer-valued aff. */
+    z3::expr value(isl_aff *aff) {
+        const auto [numerator, denominator] = scaled(aff);
+        if (denominator == 1) return numerator;
+        const z3::expr q = quotient();
+        constraints_ = constraints_ && c_.bv_val(denominator, 64) * q == numerator;  // exact
+        return q;
+    }
+
+    /** What the quotients satisfy. */
+    const z3::expr &constraints() const { return constraints_; }
+
+private:
+    /** aff as numerator / denominator, the numerator a term. */
+    std::pair<z3::expr, int64_t> scaled(isl_aff *aff) {
+        Isl<isl_val> d(isl_aff_get_denominator_val(aff));
+        const int64_t denominator = integer(d.copy());
+        z3::expr sum = c_.bv_val(int64_t(0), 64);
+        auto coefficient = [&](isl_val *v) { return integer(isl_val_mul(v, d.copy())); };
+        for (isl_dim_type type : {isl_dim_param, isl_dim_in}) {
+            const isl_size n = isl_aff_dim(aff, type);
+            for (isl_size k = 0; k < n; k++) {
+                const int64_t a = coefficient(isl_aff_get_coefficient_val(aff, type, int(k)));
+                if (a != 0) sum = sum + c_.bv_val(a, 64) * term_(type, unsigned(k));
+            }
+        }
+        const isl_size divs = isl_aff_dim(aff, isl_dim_div);
+        for (isl_size k = 0; k < divs; k++) {
+            const int64_t a = coefficient(isl_aff_get_coefficient_val(aff, isl_dim_div, int(k)));
+            if (a == 0) continue;
+            Isl<isl_aff> inner(isl_aff_get_div(aff, int(k)));
+            if (!inner) throw Unsupported("an affine expression with an unknown division");
+            const auto [n, m] = scaled(inner.get());
+            sum = sum + c_.bv_val(a, 64) * floor_div(n, m);
+        }
+        const int64_t constant = coefficient(isl_aff_get_constant_val(aff));
+        if (constant != 0) sum = sum + c_.bv_val(constant, 64);
+        return {sum, denominator};
+    }
+
+    z3::expr floor_div(const z3::expr &n, int64_t m) {
+        if (m == 1) return n;
+        if (m < 0) throw Unsupported("an affine expression with a negative divisor");
+        const z3::expr q = quotient(), k = c_.bv_val(m, 64);
+        constraints_ = constraints_ && z3::sle(k * q, n) && z3::slt(n, k * q + k);
+        return q;
+    }
+
+    /** A fresh quotient, within a range where m * q does not overflow. */
+    z3::expr quotient() {
+        static int next = 0;
+        const z3::expr q = c_.bv_const(("quotient " + std::to_string(next++)).c_str(), 64);
+        const int64_t bound = int64_t(1) << 40;
+        constraints_ = constraints_ && z3::sge(q, c_.bv_val(-bound, 64)) && z3::sle(q, c_.bv_val(bound, 64));
+        return q;
+    }
+
+    static int64_t integer(isl_val *v) {
+        Isl<isl_val> val(v);
+        const bool ok = v && isl_val_is_int(v) == isl_bool_true;
+        const long k = ok ? isl_val_get_num_si(v) : 0;
+        if (!ok || isl_val_eq_si(v, k) != isl_bool_true || k > (1L << 30) || k < -(1L << 30))
+            throw Unsupported("an affine expression with a coefficient too large to encode");
+        return k;
+    }
+
+    z3::context &c_;
+    Term term_;
+    z3::expr constraints_;
+};
+
+/** Calls `each` on every piece of a piecewise multi-affine function: its domain and the
+ * affine functions there. */
+void for_each_piece(const Isl<isl_pw_multi_aff> &pieces, const std::function<void(Isl<isl_set>, Isl<isl_multi_aff>)> &each) {
+    struct Visit {
+        const std::function<void(Isl<isl_set>, Isl<isl_multi_aff>)> &each;
+        std::exception_ptr failed;
+        static isl_stat piece(isl_set *set, isl_multi_aff *ma, void *user) {
+            // Exceptions do not cross isl's C frames: kept, and rethrown after.
+            auto *self = static_cast<Visit *>(user);
+            Isl<isl_set> s(set);
+            Isl<isl_multi_aff> m(ma);
+            if (self->failed) return isl_stat_ok;
+            try {
+                self->each(std::move(s), std::move(m));
+            } catch (...) {
+                self->failed = std::current_exception();
+            }
+            return isl_stat_ok;
+        }
+    } visit{each, nullptr};
+    if (isl_pw_multi_aff_foreach_piece(pieces.get(), &Visit::piece, &visit) != isl_stat_ok)
+        throw Unsupported("the polyhedral library could not list the pieces of a point");
+    if (visit.failed) std::rethrow_exception(visit.failed);
+}
+
+/** What an instance of a statement touches, as functions of the instance that isl
+ * computes exactly (piecewise affine): the point it computes, the cell it writes (for the
+ * output), and the point of a Func or input each of its loads reads. */
+struct Points {
+    struct Part {
+        enum class Kind { Point, Cell, Stored, Input } kind;
+        std::string key;                       // the load's read_key
+        const FunctionData *func = nullptr;    // Stored: the Func whose values it reads
+        std::string buffer;                    // Input, Cell: the buffer
+        Type type;
+        size_t first = 0, dims = 0;            // in the combined function's output
+    };
+    std::vector<Part> parts;
+    /** { S[i] -> [all parts' coordinates] }, on the common refinement of their pieces. */
+    Isl<isl_pw_multi_aff> all;
+
+    void add(Part part, Isl<isl_map> relation, const Isl<isl_set> &domain) {
+        relation = check(isl_map_gist_domain(relation.release(), domain.copy()), "a point");
+        Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(relation.release()), "a point");
+        add(std::move(part), std::move(f));
+    }
+    void add(Part part, Isl<isl_pw_multi_aff> f) {
+        part.first = all ? size_t(isl_pw_multi_aff_dim(all.get(), isl_dim_out)) : 0;
+        part.dims = size_t(isl_pw_multi_aff_dim(f.get(), isl_dim_out));
+        f = check(isl_pw_multi_aff_reset_tuple_id(f.release(), isl_dim_out), "a point");
+        all = all ? check(isl_pw_multi_aff_flat_range_product(all.release(), f.release()), "the points") : std::move(f);
+        parts.push_back(std::move(part));
+    }
+};
+
 }  // namespace
 
-CheckResult check_values(const LoweredPipeline &p, const LoopNest &nest, unsigned rlimit) {
+CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest, unsigned rlimit) {
     const PipelineArgument *out = nullptr;
     for (const PipelineArgument &a : p.args)
         if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
     if (!out || !p.output) return {Verdict::Unknown, "the pipeline has no output"};
-    int checked = 0;
+    // The Funcs the code computes into storage: their values are what their stores wrote.
+    std::set<const FunctionData *> realized;
+    for (const Statement &s : nest.statements)
+        if (s.provenance) realized.insert(s.provenance->func.get());
+    int checked = 0, cases = 0, reads = 0;
     for (const Statement &s : nest.statements) {
-        if (s.store->buffer != out->name)
-            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " stores to " + s.store->buffer +
-                                          ": values that other stores compute are not followed yet"};
-    }
-    for (const Statement &s : nest.statements) {
-        if (!s.writes || !s.value.defined())
-            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " is not modelled: " + s.unmodelled};
+        const std::string name = "statement S" + std::to_string(s.id);
+        if (!s.writes || !s.value.defined()) return {Verdict::Unknown, name + " is not modelled: " + s.unmodelled};
         const Provenance &prov = *s.provenance;
-        if (prov.func != p.output || prov.kind != Provenance::Kind::Iteration || prov.stage != 0)
-            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " does not store the output's definition"};
+        const std::string what = name + " (a store of " + prov.func_name() + " to " + s.store->buffer + ")";
+        const bool to_output = s.store->buffer == out->name;
+        if (to_output && prov.func != p.output)
+            return {Verdict::Unknown, what + " stores to the output another Func's values"};
+        if (!final_value(prov))
+            return {Verdict::Unknown, what + " stores a value of an update, which the value check does not follow yet"};
+        // What each instance touches: its point, its cell, and where each load's value comes
+        // from (the last writer's point, for storage the code writes; the cell, for inputs).
+        Points points;
+        try {
+            ctx.reset_operations();
+            const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
+            points.add({Points::Part::Kind::Point}, s.writes, domain);
+            if (to_output) {
+                if (!s.cells) throw Unsupported("the cells it writes are not modelled: " + s.cells_unmodelled);
+                points.add({Points::Part::Kind::Cell, "", nullptr, out->name}, s.cells, domain);
+            }
+            for (const ReadSources &r : last_writers(ctx, nest, s)) {
+                if (!r.unknown.empty()) throw Unsupported(r.unknown);
+                if (r.unwritten) {
+                    const isl_bool none = isl_set_is_empty(r.unwritten.get());
+                    if (none != isl_bool_true)
+                        throw Unsupported("it reads cells of " + r.read->buffer +
+                                          " that no store wrote before (memory whose content the check does not follow)");
+                }
+                Isl<isl_pw_multi_aff> read;
+                const FunctionData *func = nullptr;
+                for (const Source &src : r.sources) {
+                    const Provenance &wp = *src.writer->provenance;
+                    if (!final_value(wp))
+                        throw Unsupported("it reads a value of an update of " + wp.func_name() +
+                                          ", which the value check does not follow yet");
+                    if (func && func != wp.func.get())
+                        throw Unsupported("it reads values of two Funcs from " + r.read->buffer);
+                    func = wp.func.get();
+                    Isl<isl_map> at = check(isl_map_apply_range(src.instances.copy(), src.writer->writes.copy()), "the point read");
+                    at = check(isl_map_gist_domain(at.release(), domain.copy()), "the point read");
+                    Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(at.release()), "the point read");
+                    read = read ? check(isl_pw_multi_aff_union_add(read.release(), f.release()), "the points read") : std::move(f);
+                }
+                if (!read) throw Unsupported("it reads " + r.read->buffer + " where no store writes");
+                points.add({Points::Part::Kind::Stored, r.read->key, func, r.read->buffer, r.read->type}, std::move(read));
+            }
+            for (const Statement::Read &r : s.reads) {
+                bool input = false;
+                for (const PipelineArgument &a : p.args)
+                    input = input || (a.name == r.buffer && a.kind == PipelineArgument::Kind::InputBuffer);
+                if (input && r.cells) points.add({Points::Part::Kind::Input, r.key, nullptr, r.buffer, r.type}, r.cells, domain);
+            }
+        } catch (const Unsupported &u) {
+            return {Verdict::Unknown, what + ": " +
+                                          (ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what()))};
+        }
         z3::context c;
         z3::params params(c);
         params.set("rlimit", rlimit);
         z3::solver solver(c);
         solver.set(params);
-        Encoder enc(c, p);
+        Encoder enc(c, p, realized);
         int weakened = 0;
+        std::string refuted;
         try {
             // Hypotheses: the entry assertions, the conditions of the instance, its lane.
             for (const Expr &a : nest.entry_assertions) {
@@ -303,44 +626,119 @@ CheckResult check_values(const LoweredPipeline &p, const LoopNest &nest, unsigne
                 const z3::expr lane = c.bv_const(kLane, 64);
                 solver.add(z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64)));
             }
-            // The value stored and the cell it goes to, against the algorithm's value at the
-            // provenance point and that point's cell.
-            std::vector<z3::expr> point;
-            for (const Expr &coord : s.coords) point.push_back(enc.code(lane_of(coord)));
-            const z3::expr stored = enc.code(lane_of(s.value));
-            const z3::expr defined = enc.algorithm(*p.output, point);
-            if (point.size() != size_t(out->dimensions)) throw Unsupported("the provenance's point has the wrong dimensions");
-            const std::vector<z3::expr> cell_point = enc.point_at(out->name, out->dimensions, lane_of(s.index));
-            z3::expr wrong_cell = c.bool_val(false);
-            for (size_t k = 0; k < point.size(); k++) wrong_cell = wrong_cell || cell_point[k] != point[k];
-            solver.add(stored != defined || wrong_cell);
+            // A fused loop's variable is its outer loop times the inner extent plus its
+            // inner loop (the dimensions the polyhedra use).
+            for (const Statement::Fused &f : s.fused)
+                solver.add(enc.code(Variable::make(f.type, f.var)) ==
+                           enc.code(Variable::make(f.type, f.outer)) * enc.code(f.inner_extent) +
+                               enc.code(Variable::make(f.type, f.inner)));
+            // The statement's dimensions and the parameters as 64-bit terms.
+            auto dimension = [&](unsigned k) {
+                if (lanes > 1 && k + 1 == s.dims.size()) return c.bv_const(kLane, 64);
+                return enc.variable64(s.dims[k], s.loop_types[k]);
+            };
+            auto parameter = [&](isl_id *id) {
+                const std::string n = isl_id_get_name(id);
+                isl_id_free(id);
+                auto it = nest.parameters.find(n);
+                if (it == nest.parameters.end()) throw Unsupported("the parameter " + n + " has no type");
+                return enc.variable64(n, it->second);
+            };
+            // One query per piece of the points: there, each is an affine function of the
+            // instance, so that the solver compares the values of points, not the integer
+            // arithmetic that found them. Each load from storage reads the value its last
+            // writer stored, which (checked for that writer, by induction on the program
+            // order) is the algorithm's value at the writer's point.
+            for_each_piece(points.all, [&](Isl<isl_set> set, Isl<isl_multi_aff> ma) {
+                if (!refuted.empty()) return;
+                cases++;
+                RelationFormula where(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
+                    if (type == isl_dim_out) return dimension(k);
+                    return parameter(isl_set_get_dim_id(set.get(), type, k));
+                });
+                AffineTerm affine(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
+                    if (type == isl_dim_in) return dimension(k);
+                    return parameter(isl_multi_aff_get_dim_id(ma.get(), type, k));
+                });
+                auto coordinates = [&](const Points::Part &part) {
+                    std::vector<z3::expr> x;
+                    for (size_t k = part.first; k < part.first + part.dims; k++) {
+                        Isl<isl_aff> coord(isl_multi_aff_get_at(ma.get(), int(k)));
+                        x.push_back(affine.value(coord.get()).extract(31, 0));
+                    }
+                    return x;
+                };
+                auto plus_min = [&](std::vector<z3::expr> cell, const std::string &buffer) {
+                    for (size_t k = 0; k < cell.size(); k++)
+                        cell[k] = cell[k] + enc.code(Variable::make(Int(32), buffer + ".min." + std::to_string(k)));
+                    return cell;
+                };
+                std::vector<z3::expr> point, cell;
+                for (const Points::Part &part : points.parts) {
+                    switch (part.kind) {
+                    case Points::Part::Kind::Point: point = coordinates(part); break;
+                    case Points::Part::Kind::Cell: cell = plus_min(coordinates(part), part.buffer); break;
+                    case Points::Part::Kind::Stored: {
+                        const z3::expr v = enc.realized(*part.func, coordinates(part));
+                        if (!z3::eq(v.get_sort(), enc.fresh("", part.type).get_sort()))
+                            throw Unsupported("the value read from " + part.buffer + " has another type than its writer stored");
+                        enc.set_load(part.key, v);
+                        break;
+                    }
+                    case Points::Part::Kind::Input:
+                        enc.set_load(part.key, enc.input_value(part.buffer, part.type, plus_min(coordinates(part), part.buffer)));
+                        break;
+                    }
+                }
+                const z3::expr stored = enc.code(lane_of(s.value));
+                const z3::expr defined =
+                    prov.kind == Provenance::Kind::FinalCopy ? enc.realized(*prov.func, point) : enc.algorithm(*prov.func, point);
+                z3::expr wrong = stored != defined;
+                for (size_t k = 0; k < cell.size() && k < point.size(); k++) wrong = wrong || cell[k] != point[k];
+                solver.push();
+                solver.add(where.of(Isl<isl_map>(isl_map_from_range(set.copy()))));
+                solver.add(affine.constraints());
+                solver.add(wrong);
+                if (const char *dir = std::getenv("TESSERA_VALIDATE_DUMP")) {
+                    const std::string file = std::string(dir) + "/" + p.name + "-S" + std::to_string(s.id) + "-" + std::to_string(cases) + ".smt2";
+                    if (std::FILE *f = std::fopen(file.c_str(), "w")) {
+                        std::fputs(solver.to_smt2().c_str(), f);
+                        std::fclose(f);
+                    }
+                }
+                switch (solver.check()) {
+                case z3::unsat: break;
+                case z3::sat: {
+                    const std::string found = what + " stores, for " + model_values(solver.get_model(), enc.variables()) +
+                                              ", another value than the algorithm defines at its point" +
+                                              (to_output ? ", or into another point's cell" : "");
+                    if (weakened > 0)
+                        throw Unsupported(found + ", unless one of the " + std::to_string(weakened) +
+                                          " entry assertion(s) the solver was not given rules it out");
+                    if (enc.used_uninterpreted())
+                        throw Unsupported(found + ", when floats and intrinsics are taken as uninterpreted operations "
+                                                  "(which may be a difference only in that model)");
+                    refuted = found;
+                    break;
+                }
+                default: throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() + ")");
+                }
+                solver.pop();
+            });
+            reads += int(points.parts.size()) - 1 - (to_output ? 1 : 0);
         } catch (const Unsupported &u) {
-            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + ": " + u.what()};
+            return {Verdict::Unknown, what + ": " + u.what()};
         } catch (const z3::exception &e) {
-            return {Verdict::Unknown, std::string("statement S") + std::to_string(s.id) + ": the solver: " + e.msg()};
+            return {Verdict::Unknown, what + ": the solver: " + e.msg()};
         }
-        switch (solver.check()) {
-        case z3::unsat: checked++; break;
-        case z3::sat: {
-            const std::string what = "statement S" + std::to_string(s.id) + " stores, for " +
-                                     model_values(solver.get_model(), enc.variables()) +
-                                     ", another value than the algorithm defines, or into another point's cell";
-            if (weakened > 0)
-                return {Verdict::Unknown, what + ", unless one of the " + std::to_string(weakened) +
-                                              " entry assertion(s) the solver was not given rules it out"};
-            if (enc.used_uninterpreted())
-                return {Verdict::Unknown, what + ", when floats and intrinsics are taken as uninterpreted operations "
-                                              "(which may be a difference only in that model)"};
-            return {Verdict::Refuted, what};
-        }
-        default:
-            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + ": the solver's resource limit was reached (" +
-                                          solver.reason_unknown() + ")"};
-        }
+        if (!refuted.empty()) return {Verdict::Refuted, refuted};
+        checked++;
     }
-    if (checked == 0) return {Verdict::Unknown, "no store to the output"};
+    if (checked == 0) return {Verdict::Unknown, "no store to check"};
     return {Verdict::Proved, "each of the " + std::to_string(checked) +
-                                 " store(s) to the output writes the value the algorithm defines at its point, into that point's cell"};
+                                 " store(s) writes the value the algorithm defines at its point (the output's into that point's cell), "
+                                 "given the values its " + std::to_string(reads) + " load(s) read, in " +
+                                 std::to_string(cases) + " case(s)"};
 }
 
 }  // namespace tessera::validator

@@ -15,6 +15,6 @@
 namespace tessera::validator {
 
 /** `rlimit`: Z3's resource limit per query (deterministic, unlike a timeout). */
-CheckResult check_values(const ir::LoweredPipeline &p, const LoopNest &nest, unsigned rlimit);
+CheckResult check_values(IslContext &ctx, const ir::LoweredPipeline &p, const LoopNest &nest, unsigned rlimit);
 
 }  // namespace tessera::validator

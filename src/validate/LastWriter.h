@@ -1,0 +1,48 @@
+#pragma once
+// Where the value a load reads comes from (the symbolic heap of docs/validation.md): for
+// each instance of a statement, the last instance of a store that wrote the cell it reads
+// before it, in the same storage. Computed on the loop nest's polyhedra (src/validate/
+// LoopNest.h): a load's cells, the cells each store to the same storage writes, the program
+// order as 2d+1 schedules, and the lexicographic maximum of the earlier writes.
+//
+// Inside a parallel loop the order is that of one iteration: the writes of the same
+// iteration and those before the loop count; a cell that another iteration writes makes
+// the read depend on the threads' timing, which the result says (`other_iterations`).
+
+#include <string>
+#include <vector>
+
+#include "validate/LoopNest.h"
+
+namespace tessera::validator {
+
+/** One store whose writes a load reads, on part of the reading statement's instances. */
+struct Source {
+    const Statement *writer = nullptr;
+    /** { S[i] -> W[j] }: for the instances i of the reader that read what W wrote last,
+     * the instance j of W that wrote it (one, single-valued). */
+    Isl<isl_map> instances;
+    /** { S[i] -> F[x] }: the point x of W's Func whose value W stored there (its
+     * provenance), as affine pieces on the reader's instances (simplified within the
+     * reader's domain): where the integer reasoning is isl's, so that the value check
+     * only compares the values of points. */
+    Isl<isl_pw_multi_aff> point;
+};
+
+/** The last writers of one load of a statement. */
+struct ReadSources {
+    const Statement::Read *read = nullptr;
+    std::vector<Source> sources;
+    /** The reader's instances that read a cell no store wrote before, in the same storage
+     * (its content is whatever the memory held). */
+    Isl<isl_set> unwritten;
+    /** Why a read's sources are not known (empty if they are), e.g. a cell that another
+     * iteration of a parallel loop writes. */
+    std::string unknown;
+};
+
+/** The sources of each load of statement `s` from storage that a store of the nest writes
+ * (loads of the pipeline's inputs have none and are left out). Throws Unsupported. */
+std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, const Statement &s);
+
+}  // namespace tessera::validator
