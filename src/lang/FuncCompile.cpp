@@ -12,6 +12,7 @@
 #include "lang/Scheduling.h"
 #include "lang/Validity.h"
 #include "lower/Lower.h"
+#include "lower/Mutation.h"
 #include "semantics/IRInterpreter.h"
 #include "tessera/Func.h"
 #include "tessera/Program.h"
@@ -68,8 +69,12 @@ driver::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::Function
 }
 
 /** The text that determines a pipeline's lowered form: its .tsr (algorithm, schedule,
- * parameter ranges) and the target. Empty if it cannot be printed. */
+ * parameter ranges) and the target. Empty if it cannot be printed, and while a test's
+ * deliberate miscompilation is switched on (src/lower/Mutation.h): the printed form does
+ * not say how the pipeline was lowered then, so such a compilation neither uses the disk
+ * cache's index nor writes to it (the compiled objects themselves are found by their C). */
 std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
+    if (lower::testing::active_mutation() != lower::testing::Mutation::None) return "";
     try {
         ir::check_unique_names(f);
         return print_program(Func(f)) + "\n# target " + target.to_string() + "\n";
@@ -79,7 +84,12 @@ std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Targe
 }
 
 const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
-    const std::string t = target.to_string();
+    // A pipeline compiled with a mutant on is another pipeline than the one compiled
+    // without (src/lower/Mutation.h): the mutant's name is part of what the Func's compiled
+    // module is kept for.
+    std::string t = target.to_string();
+    if (const auto m = lower::testing::active_mutation(); m != lower::testing::Mutation::None)
+        t += std::string(" mutated:") + lower::testing::mutation_info(m).name;
     if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch()) {
         // A pipeline compiled before (in any process) is found by its printed form in the
         // disk cache's index, without lowering it again (unless lowering's invariants are

@@ -15,6 +15,7 @@
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
 #include "ir/Substitute.h"
+#include "lower/Mutation.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -88,7 +89,10 @@ protected:
         const int64_t hi = constant_upper_bound(extent, lets_);
         if (hi <= 0 || hi > 1024) return same;
         const Expr k = IntImm::make(op->extent.type(), hi);
-        return IfThenElse::make(GE::make(op->extent, k), For::make(op->name, op->min, k, op->for_type, body, op->loop),
+        const Expr least =
+            testing::injects(testing::Mutation::FullTileTestOffByOne) ? IntImm::make(op->extent.type(), hi - 1) : k;
+        return IfThenElse::make(GE::make(op->extent, least),
+                                For::make(op->name, op->min, k, op->for_type, body, op->loop),
                                 For::make(op->name, op->min, op->extent, ForType::Serial, body, op->loop));
     }
 

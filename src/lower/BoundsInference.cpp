@@ -20,6 +20,7 @@
 #include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "lower/Mutation.h"
 #include "lower/Pipeline.h"
 #include "lower/RequiredRegion.h"
 #include "tessera/IROperator.h"
@@ -28,6 +29,8 @@ namespace tessera::lower {
 
 using namespace ir;
 using analysis::Interval;
+using testing::injects;
+using testing::Mutation;
 
 namespace {
 
@@ -124,6 +127,8 @@ public:
                                        "example with clamp(...) or a boundary condition)");
                 region[size_t(i)] = iv;
             }
+            if (injects(Mutation::ComputeAtRegionOneRowShort) && p_.compute_site && n > 0)
+                region[size_t(n - 1)].max = Sub::make(region[size_t(n - 1)].max, one());
         }
         for (int i = 0; i < n; i++) region[size_t(i)] = apply_bounds(f_, i, region[size_t(i)], checks);
 
@@ -138,6 +143,7 @@ public:
                                              Variable::make(Int(32), loop_max(p_, st, v))};
             }
             if (st == 0) break;
+            if (injects(Mutation::PureRegionIgnoresUpdateReads)) continue;
             RequiredRegion self = required_region(p_.stages[size_t(st)], p_.storage, n, true);
             if (!self.touched()) continue;
             for (int i = 0; i < n; i++) {
@@ -165,8 +171,9 @@ public:
             const std::string d = std::to_string(i);
             Expr mn = analysis::simplify_index(iv.min);
             lets.emplace_back(p_.storage + ".r" + d + ".min", mn);
-            lets.emplace_back(p_.storage + ".r" + d + ".extent",
-                              analysis::simplify_index(Add::make(Sub::make(iv.max, mn), one())));
+            Expr extent = Add::make(Sub::make(iv.max, mn), one());
+            if (injects(Mutation::RealizationOneRowShort) && i == n - 1) extent = Sub::make(extent, one());
+            lets.emplace_back(p_.storage + ".r" + d + ".extent", analysis::simplify_index(extent));
         }
         return lets;
     }

@@ -43,6 +43,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "lower/Mutation.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -374,6 +375,10 @@ protected:
         }
         for (const ExprNode *n : refused) unclamped.erase(n);
         if (drop.empty() && unclamped.empty()) return IRMutator::visit(op, self);
+        if (testing::injects(testing::Mutation::ClampPeeledOneIterationEarly) && !unclamped.empty() && lo.defined())
+            lo = Sub::make(lo, IntImm::make(lo.type(), 1));
+        if (testing::injects(testing::Mutation::GuardPeeledOneIterationLate) && !drop.empty() && hi.defined())
+            hi = Add::make(hi, IntImm::make(hi.type(), 1));
 
         // [min, start) prologue, [start, end) steady state, [end, min + extent) epilogue.
         const Expr mn = op->min, end_all = Add::make(op->min, op->extent);

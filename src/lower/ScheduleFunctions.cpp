@@ -30,6 +30,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "lower/Mutation.h"
 #include "lower/Pipeline.h"
 #include "tessera/IROperator.h"
 
@@ -39,6 +40,8 @@ using namespace ir;
 using ir::Dim;
 using ir::Split;
 using ir::StageSchedule;
+using testing::injects;
+using testing::Mutation;
 
 namespace {
 
@@ -131,6 +134,8 @@ private:
         if (d.rdom)
             for (const auto &dim : d.rdom->dims) {
                 range[dim.name] = {dim.min, dim.extent};
+                if (injects(Mutation::ReductionLastIterationDropped) && &dim == &d.rdom->dims.front())
+                    range[dim.name].extent = Sub::make(dim.extent, i32(1));
                 is_rvar[dim.name] = true;
                 role[dim.name] = LoopRole::RVar;
             }
@@ -145,19 +150,29 @@ private:
                 const Expr F = sp.factor;
                 range[sp.inner] = {i32(0), F};
                 range[sp.outer] = {i32(0), Div::make(Sub::make(Add::make(old.extent, F), i32(1)), F)};
+                if (injects(Mutation::SplitOuterExtentRoundsDown)) range[sp.outer].extent = Div::make(old.extent, F);
                 is_rvar[sp.inner] = is_rvar[sp.outer] = is_rvar.at(sp.old_var);
                 role[sp.inner] = LoopRole::SplitInner;
                 role[sp.outer] = LoopRole::SplitOuter;
-                const TailStrategy tail = resolve_tail(p_, stage_, sp, is_rvar.at(sp.old_var));
+                TailStrategy tail = resolve_tail(p_, stage_, sp, is_rvar.at(sp.old_var));
+                if (injects(Mutation::ShiftInwardsOnUpdate) && stage_ > 0 && !is_rvar.at(sp.old_var) &&
+                    tail == TailStrategy::GuardWithIf)
+                    tail = TailStrategy::ShiftInwards;
                 // ShiftInwards: min(min + outer * F, min + extent - F), the second simplified to
                 // max + 1 - F, so that bounds inference sees the last tile end at the max.
                 Expr base = Add::make(old.min, Mul::make(loop_variable(sp.outer), F));
-                if (tail == TailStrategy::ShiftInwards)
-                    base = Min::make(base, analysis::simplify_index(Sub::make(Add::make(old.min, old.extent), F)));
+                if (tail == TailStrategy::ShiftInwards) {
+                    Expr last_tile = Sub::make(Add::make(old.min, old.extent), F);
+                    if (injects(Mutation::ShiftInwardsTailOffByOne)) last_tile = Add::make(last_tile, i32(1));
+                    base = Min::make(base, analysis::simplify_index(last_tile));
+                }
                 Expr value = Add::make(base, loop_variable(sp.inner));
                 defs.emplace_back(sp.old_var, value);
-                if (tail == TailStrategy::GuardWithIf)
-                    guards.push_back(LT::make(loop_variable(sp.old_var), Add::make(old.min, old.extent)));
+                if (tail == TailStrategy::GuardWithIf) {
+                    Expr end = Add::make(old.min, old.extent);
+                    if (injects(Mutation::GuardWithIfTailOffByOne)) end = Sub::make(end, i32(1));
+                    guards.push_back(LT::make(loop_variable(sp.old_var), end));
+                }
                 break;
             }
             case Split::Kind::FuseVars: {
@@ -169,12 +184,13 @@ private:
                 // bounds inference what the division and the modulo by a symbolic extent
                 // range over.
                 Expr last_in = Sub::make(in.extent, i32(1)), last_out = Sub::make(out.extent, i32(1));
+                const Expr divisor = injects(Mutation::FusedLoopWrongDivisor) ? out.extent : in.extent;
                 defs.emplace_back(sp.inner,
-                                  Add::make(in.min, Max::make(Min::make(Mod::make(loop_variable(sp.old_var), in.extent),
+                                  Add::make(in.min, Max::make(Min::make(Mod::make(loop_variable(sp.old_var), divisor),
                                                                         last_in),
                                                               i32(0))));
                 defs.emplace_back(sp.outer,
-                                  Add::make(out.min, Max::make(Min::make(Div::make(loop_variable(sp.old_var), in.extent),
+                                  Add::make(out.min, Max::make(Min::make(Div::make(loop_variable(sp.old_var), divisor),
                                                                          last_out),
                                                                i32(0))));
                 break;
@@ -194,6 +210,11 @@ private:
         // A later split defines the variables an earlier one uses: its let is outside.
         for (const auto &[name, value] : defs)
             st = LetStmt::make(loop_var(p_, stage_, name), value, st);
+        // The mutant's parallel loop: the outermost loop of the reduction (dims run innermost first).
+        const Dim *made_parallel = nullptr;
+        if (injects(Mutation::ReductionLoopParallel))
+            for (const Dim &dim : s.dims)
+                if (is_rvar.at(dim.loop)) made_parallel = &dim;
         for (const Dim &dim : s.dims) {
             const LoopRange &r = range.at(dim.loop);
             const std::string name = loop_var(p_, stage_, dim.loop);
@@ -208,7 +229,8 @@ private:
             loop->var = dim.var;
             loop->role = role.at(dim.loop);
             loop->pure = dim.pure;
-            st = For::make(name, r.min, extent, dim.for_type, st, std::move(loop));
+            const ForType for_type = &dim == made_parallel ? ForType::Parallel : dim.for_type;
+            st = For::make(name, r.min, extent, for_type, st, std::move(loop));
         }
         return st;
     }
@@ -281,12 +303,22 @@ Sites all_loops(const Stmt &s) {
     return loops.loops;
 }
 
+/** The loop nests of a Func's definitions, in the order they run. */
+Stmt stages_in_order(const FuncPlan &p) {
+    std::vector<Stmt> stages(p.stages.begin(), p.stages.end());
+    if (injects(Mutation::UpdatesSwapped) && stages.size() >= 3)
+        std::swap(stages[stages.size() - 1], stages[stages.size() - 2]);
+    if (injects(Mutation::LastUpdateDropped) && stages.size() >= 2) stages.pop_back();
+    return Block::make(stages);
+}
+
 Stmt realization(const FuncPlan &p, const Stmt &consumer, bool with_storage, bool with_compute) {
     Stmt body = consumer;
     if (with_compute) {
-        std::vector<Stmt> stages(p.stages.begin(), p.stages.end());
-        Stmt produce = ProducerConsumer::make(p.storage, true, Block::make(stages));
-        body = Block::make(produce, ProducerConsumer::make(p.storage, false, body));
+        Stmt produce = ProducerConsumer::make(p.storage, true, stages_in_order(p));
+        Stmt consume = ProducerConsumer::make(p.storage, false, body);
+        body = injects(Mutation::ProducerAfterConsumer) && !p.is_output ? Block::make(consume, produce)
+                                                                        : Block::make(produce, consume);
     }
     if (!with_storage) return body;
     const FunctionData &f = *p.func;
@@ -468,7 +500,7 @@ Stmt schedule_functions(PipelinePlan &plan) {
     // The output: its stages, and the copy of the window if it has its own storage.
     FuncPlan &out = plan.funcs.back();
     const FunctionData &f = *out.func;
-    Stmt s = ProducerConsumer::make(out.storage, true, Block::make(out.stages));
+    Stmt s = ProducerConsumer::make(out.storage, true, stages_in_order(out));
     if (out.storage != f.name) {
         const int copy_stage = int(out.defs.size());
         std::vector<Expr> coords;

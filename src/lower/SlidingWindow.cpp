@@ -29,11 +29,14 @@
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "lower/Mutation.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
 
 using namespace ir;
+using testing::injects;
+using testing::Mutation;
 
 namespace {
 
@@ -193,8 +196,10 @@ private:
             };
             const bool forward = moves_forward(maxes[i], prev_max) && moves_forward(mins[i], prev_min);
             if (forward) {
-                const Expr first = LE::make(Lv, loop->min);
-                const Expr slid = Select::make(first, l.lets[min_at[i]].second, Add::make(prev_max, i32(1)));
+                const Expr first =
+                    injects(Mutation::SlidingWindowSkipsWarmUp) ? LT::make(Lv, loop->min) : LE::make(Lv, loop->min);
+                const Expr next = Add::make(prev_max, i32(injects(Mutation::SlidingWindowStartOffByOne) ? 2 : 1));
+                const Expr slid = Select::make(first, l.lets[min_at[i]].second, next);
                 l.lets[min_at[i]].second = analysis::simplify_index(slid);
                 // The footprint of one iteration has a constant bound (3 rows, or fewer in
                 // the last tile of a GuardWithIf split): fold automatically. The fold holds
@@ -210,9 +215,11 @@ private:
                 const bool folded = std::any_of(p_.folds.begin(), p_.folds.end(),
                                                 [&](const auto &fd) { return fd.first == var; });
                 if (analysis::constant_upper_bound(footprint, k) && analysis::constant_upper_bound(computed, k_computed) &&
-                    (k = std::max(k, k_computed)) > 0 && k <= (1 << 16) && !folded && !p_.is_output) {
+                    (k = injects(Mutation::FoldIgnoresRowsComputed) ? k : std::max(k, k_computed)) > 0 &&
+                    k <= (1 << 16) && !folded && !p_.is_output) {
                     int64_t fold = 1;
                     while (fold < k) fold *= 2;
+                    if (injects(Mutation::FoldFactorHalved) && fold > 1) fold /= 2;
                     p_.folds.emplace_back(var, i32(fold));
                 }
             }
@@ -254,7 +261,8 @@ Stmt sliding_window(PipelinePlan &plan, Stmt s) {
             }
             continue;
         }
-        const bool may_slide = p.defs.size() == 1 && count_loops(s, p.compute_site) == 1;
+        const bool may_slide = (p.defs.size() == 1 || injects(Mutation::SlidingFuncWithUpdates)) &&
+                               count_loops(s, p.compute_site) == 1;
         Slide slide(p, may_slide);
         s = slide.mutate(s);
     }

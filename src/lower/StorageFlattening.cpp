@@ -9,6 +9,7 @@
 #include "analysis/Interval.h"
 #include "ir/IRMutator.h"
 #include "ir/Substitute.h"
+#include "lower/Mutation.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -66,6 +67,15 @@ protected:
         for (int i : order) {
             strides[size_t(i)] = stride;
             stride = Mul::make(stride, extents[size_t(i)]);
+        }
+        if (testing::injects(testing::Mutation::StrideFromWrongDimension)) {
+            // Each stride after the first multiplies the extents up to its own dimension,
+            // skipping the innermost: stride k is extent 1 * ... * extent k.
+            Expr wrong = IntImm::make(Int(64), 1);
+            for (size_t k = 1; k < order.size(); k++) {
+                wrong = Mul::make(wrong, extents[size_t(order[k])]);
+                strides[size_t(order[k])] = wrong;
+            }
         }
         for (int i = 0; i < n; i++) {
             std::string d = std::to_string(i);

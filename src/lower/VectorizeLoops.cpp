@@ -17,6 +17,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "lower/Mutation.h"
 #include "lower/Pipeline.h"
 #include "tessera/IROperator.h"
 
@@ -66,6 +67,8 @@ protected:
         const Ramp *ra = as<Ramp>(a), *rb = as<Ramp>(b);
         if (ba && bb) return Broadcast::make(op(ba->value, bb->value), n);
         if (k == ExprKind::Mul) {
+            if (ra && bb && testing::injects(testing::Mutation::VectorRampStrideNotScaled))
+                return Ramp::make(op(ra->base, bb->value), ra->stride, n);
             if (ra && bb) return Ramp::make(op(ra->base, bb->value), op(ra->stride, bb->value), n);
             if (ba && rb) return Ramp::make(op(ba->value, rb->base), op(ba->value, rb->stride), n);
         } else {
@@ -117,6 +120,11 @@ protected:
     Expr visit(const Load *op, const Expr &self) override {
         Expr i = mutate(op->index);
         if (i.same_as(op->index)) return self;
+        if (const Ramp *r = as<Ramp>(i); r && testing::injects(testing::Mutation::VectorLoadLanesReversed)) {
+            // The last lane's element first.
+            const Expr last = Add::make(r->base, Mul::make(r->stride, IntImm::make(r->stride.type(), r->lanes - 1)));
+            i = Ramp::make(last, Sub::make(make_zero(r->stride.type()), r->stride), r->lanes);
+        }
         return Load::make(op->type.with_lanes(i.type().lanes), op->buffer, i);
     }
 
