@@ -619,6 +619,27 @@ private:
             } catch (const Unsupported &u) {
                 a.outside = Isl<isl_set>();
                 a.bounds_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
+                // An allocation whose region is not known per dimension: its flat index
+                // against its size, which is what memory safety asks (when both are affine,
+                // as with constant strides).
+                if (allocated && !ctx_.exhausted()) {
+                    try {
+                        Expr size;
+                        for (const Expr &e : allocation_extents_.at(buffer)) {
+                            const Expr x = Cast::make(Int(64), expand_lets(e, lets_));
+                            size = size.defined() ? Mul::make(size, x) : x;
+                        }
+                        if (!size.defined()) size = IntImm::make(Int(64), 1);
+                        Isl<isl_pw_aff> flat = affine.expr(lane_of(expand_lets(index, lets_)));
+                        Isl<isl_set> below = check(isl_pw_aff_lt_set(flat.copy(), affine.constant(0).release()), "a bound");
+                        Isl<isl_set> above = check(isl_pw_aff_ge_set(flat.copy(), affine.expr(size).release()), "a bound");
+                        a.outside = check(isl_set_coalesce(isl_set_intersect(isl_set_union(below.release(), above.release()), domain.copy())),
+                                          "the cells outside");
+                        a.bounds_unmodelled.clear();
+                    } catch (const Unsupported &) {
+                        a.outside = Isl<isl_set>();  // the first reason stands
+                    }
+                }
             }
         } catch (const Unsupported &u) {
             a.cells = Isl<isl_map>();

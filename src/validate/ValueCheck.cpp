@@ -593,11 +593,19 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 if (!read) throw Unsupported("it reads " + r.read->buffer + " where no store writes");
                 points.add({Points::Part::Kind::Stored, r.read->key, func, r.read->buffer, r.read->type}, std::move(read));
             }
+            // Loads from inputs: the input at the cell's coordinates (the cell plus the
+            // buffer's min), where isl gives the cell in a few pieces; a clamped load, in
+            // many, would multiply the cases: the encoder reads its coordinates off the
+            // index instead.
             for (const Statement::Read &r : s.reads) {
                 bool input = false;
                 for (const PipelineArgument &a : p.args)
                     input = input || (a.name == r.buffer && a.kind == PipelineArgument::Kind::InputBuffer);
-                if (input && r.cells) points.add({Points::Part::Kind::Input, r.key, nullptr, r.buffer, r.type}, r.cells, domain);
+                if (!input || !r.cells) continue;
+                Isl<isl_map> cells = check(isl_map_gist_domain(r.cells.copy(), domain.copy()), "a cell");
+                Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(cells.release()), "a cell");
+                if (isl_pw_multi_aff_n_piece(f.get()) <= 4)
+                    points.add({Points::Part::Kind::Input, r.key, nullptr, r.buffer, r.type}, std::move(f));
             }
         } catch (const Unsupported &u) {
             return {Verdict::Unknown, what + ": " +
