@@ -24,6 +24,7 @@ struct StageSchedule;
 }
 
 class Func;
+struct ValidateOptions;
 
 /** A definition of a Func (the pure definition, or update N), as returned by `f(x) = ...`
  * and `f.update(N)`, and the loop directives that schedule it (Halide's names). Each
@@ -235,6 +236,18 @@ public:
      * ($XDG_CACHE_HOME/tessera). realize calls this; calling it first moves the
      * compilation out of the first realize. Compiling again for the same target is free. */
     void compile_jit(const Target &target = get_jit_target_from_environment()) const;
+
+    /** Validate the pipeline computing this Func whenever it is compiled (compile_jit,
+     * realize, compile_to_c, compile_to_header, compile_to_object,
+     * compile_to_static_library), before any code is generated, also when the JIT finds the
+     * code in its disk cache: the translation validator (docs/validation.md) checks the
+     * lowered code against the algorithm. A Refuted verdict fails the compilation with a
+     * CompileError that names the Func and gives the counterexample; Unknown is reported
+     * (ValidateOptions::on_report, stderr by default) and fails only with
+     * ValidateOptions::strict. The program must include <tessera/Validate.h> and link
+     * Tessera::validator; otherwise compiling is a CompileError that says so. */
+    Func &validate_on_compile();
+    Func &validate_on_compile(const ValidateOptions &options);
 
     /** The inputs the pipeline reads, in the order compiled code takes them when no list is
      * given: ImageParams and Buffers in order of first use, then Params by name. */

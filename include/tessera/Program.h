@@ -34,6 +34,14 @@ Program parse_program(const std::string &source, const std::string &filename = "
 /** Reads and parses a .tsr file (a missing file is a CompileError). */
 Program parse_program_file(const std::string &path);
 
+/** Parses one expression of the .tsr language over the names of pipeline `p`: its
+ * parameters, the bounds of its inputs (`in.width()`, `in.extent(1)`, `in.min.0`, ...)
+ * and the bounds of its output, named by the output Func's name (`f.width()`,
+ * `f.extent(0)`, ...): the form of the assumptions of `tessera validate --assume`. An
+ * error is a CompileError that shows the text with a caret under the place, and `what`
+ * names the text ("--assume"). */
+Expr parse_expression(const Program &p, const std::string &text, const std::string &what = "<expression>");
+
 /** The .tsr text of a pipeline: its inputs, parameters, RDoms, every definition and the
  * whole schedule. parse_program(print_program(p)) builds the same pipeline as p. */
 std::string print_program(const Program &p);

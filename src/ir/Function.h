@@ -10,6 +10,7 @@
 #include "tessera/Buffer.h"
 #include "tessera/Param.h"
 #include "tessera/RDom.h"
+#include "tessera/ValidateOptions.h"
 
 namespace tessera::ir {
 
@@ -43,6 +44,9 @@ struct FunctionData {
     std::shared_ptr<const void> jit;
     std::string jit_target;
     uint64_t jit_epoch = 0;
+    /** Set by Func::validate_on_compile: the pipeline with this Func as output is validated
+     * whenever it is compiled. */
+    std::shared_ptr<const ValidateOptions> validate_on_compile;
 
     bool defined() const { return !definitions.empty(); }
     int dimensions() const { return static_cast<int>(args.size()); }

@@ -16,6 +16,7 @@
 #include "semantics/IRInterpreter.h"
 #include "tessera/Func.h"
 #include "tessera/Program.h"
+#include "tessera/ValidateOptions.h"
 
 namespace tessera {
 
@@ -83,6 +84,21 @@ std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Targe
     }
 }
 
+detail::ValidationHook installed_validator = nullptr;
+
+/** The translation validator's verdict on the pipeline computing f, when f asks for it
+ * (Func::validate_on_compile): before any code is generated, and whatever the JIT's cache
+ * holds, since a cached binary says nothing about the code being right. */
+void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f) {
+    if (!f->validate_on_compile) return;
+    if (!installed_validator)
+        throw CompileError("Func \"" + f->name +
+                           "\" asks to be validated when compiled (validate_on_compile), but the translation "
+                           "validator is not part of this program: include <tessera/Validate.h> and link the "
+                           "library Tessera::validator (tessera_validator)");
+    installed_validator(Func(f), *f->validate_on_compile);
+}
+
 const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
     // A pipeline compiled with a mutant on is another pipeline than the one compiled
     // without (src/lower/Mutation.h): the mutant's name is part of what the Func's compiled
@@ -95,6 +111,7 @@ const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, 
         // disk cache's index, without lowering it again (unless lowering's invariants are
         // being checked, which needs it lowered).
         f->frozen = true;  // as lowering would (no update may follow a compilation)
+        validate_if_requested(f);
         const std::string key = lower::invariant_checks_requested() ? std::string() : pipeline_key(f, target);
         auto m = key.empty()
                      ? std::make_shared<driver::JITModule>(lower_with(f, nullptr), c_compiler_for(target))
@@ -115,6 +132,19 @@ void write_text(const std::string &path, const std::string &text) {
 }
 
 }  // namespace
+
+namespace detail {
+void set_validation_hook(ValidationHook hook) { installed_validator = hook; }
+ValidationHook validation_hook() { return installed_validator; }
+}  // namespace detail
+
+Func &Func::validate_on_compile() { return validate_on_compile(ValidateOptions{}); }
+
+Func &Func::validate_on_compile(const ValidateOptions &options) {
+    data_->validate_on_compile = std::make_shared<const ValidateOptions>(options);
+    data_->jit.reset();  // a pipeline compiled before is validated when compiled again
+    return *this;
+}
 
 void Func::compile_jit(const Target &target) const {
     require_defined(*data_, "compile");
@@ -165,24 +195,28 @@ std::vector<Argument> Func::infer_arguments() const {
 void Func::compile_to_c(const std::string &filename, const std::vector<Argument> &args,
                         const std::string &fn_name) const {
     require_defined(*data_, "compile");
+    validate_if_requested(data_);
     driver::compile_to_c(lower_with(data_, &args), filename, codegen_options(fn_name));
 }
 
 void Func::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name) const {
     require_defined(*data_, "compile");
+    validate_if_requested(data_);
     driver::compile_to_header(lower_with(data_, &args), filename, codegen_options(fn_name));
 }
 
 void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
+    validate_if_requested(data_);
     driver::compile_to_object(lower_with(data_, &args), filename, c_compiler_for(target), codegen_options(fn_name));
 }
 
 void Func::compile_to_static_library(const std::string &filename_prefix, const std::vector<Argument> &args,
                                      const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
+    validate_if_requested(data_);
     ir::LoweredPipeline p = lower_with(data_, &args);
     driver::compile_to_header(p, filename_prefix + ".h", codegen_options(fn_name));
     driver::compile_to_static_library(p, filename_prefix + ".a", c_compiler_for(target), codegen_options(fn_name));

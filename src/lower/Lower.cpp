@@ -108,11 +108,12 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
 
     // Flat code: from here on every pass keeps the contract of lowered code.
     s = run("storage flattening", [&] { return storage_flattening(plan, s); });
-    if (check)
+    if (check || options.after_pass)
         run.verify = [&](const Stmt &body, const char *pass) {
             LoweredPipeline q = p;
             q.body = body;
-            verify_lowered(q, VerifyOptions{false, std::string("the pass \"") + pass + "\""});
+            if (check) verify_lowered(q, VerifyOptions{false, std::string("the pass \"") + pass + "\""});
+            if (options.after_pass) options.after_pass(q, pass);
         };
     if (run.verify) run.verify(s, "storage flattening");
     s = run("check buffer arguments", [&] { return check_buffer_arguments(p.args, s); });

@@ -5,6 +5,7 @@
 // The contract of the result is src/ir/LoweredPipeline.h; verify_lowered
 // (src/lower/VerifyLowered.h) checks it.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,9 @@ struct LowerOptions {
      * the pipeline does not use stay parameters; Buffers read but not listed are embedded.
      * Unset: the order of src/ir/LoweredPipeline.h. */
     std::optional<std::vector<tessera::Argument>> arguments;
+    /** Called with the pipeline as each pass from storage flattening on leaves it (the
+     * validator's per-pass mode, to find the pass that broke a proof). */
+    std::function<void(const ir::LoweredPipeline &, const char *pass)> after_pass;
 };
 
 /** Whether lowering checks its invariants in every pipeline (a debug build, or

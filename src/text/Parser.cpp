@@ -18,6 +18,7 @@
 
 #include "ir/IR.h"
 #include "ir/Function.h"
+#include "lower/Pipeline.h"
 #include "text/Lexer.h"
 
 namespace tessera {
@@ -60,6 +61,37 @@ public:
     Parser(const std::string &source, std::string filename) : file_(std::move(filename)), toks_(text::lex(source)) {
         std::istringstream in(source);
         for (std::string l; std::getline(in, l);) lines_.push_back(l);
+    }
+
+    /** One expression over the names of pipeline `p`: its parameters, and the bounds of its
+     * inputs and of its output. */
+    Expr parse_expression_of(const Program &p) {
+        for (const Argument &a : p.arguments) {
+            if (a.param) params_[a.name] = a.param;
+            if (a.input)
+                bounded_[a.name] = {"input '" + a.name + "'", a.input->dimensions, [in = a.input](int d, bool extent) {
+                                        return ir::Variable::make_input_bound(in, d, extent);
+                                    }};
+        }
+        if (const std::shared_ptr<ir::FunctionData> &f = p.output.data())
+            bounded_[f->name] = {"the output '" + f->name + "'", f->dimensions(), [name = f->name](int d, bool extent) {
+                                     // The output buffer's fields, as lowered code names them.
+                                     return extent ? lower::buffer_extent(name, d) : lower::buffer_min(name, d);
+                                 }};
+        Expr e;
+        try {
+            e = expr();
+            while (peek().kind == Tok::Newline) pos_++;
+            if (peek().kind != Tok::End) fail(peek(), "expected the end of the expression, found " + describe(peek()));
+        } catch (const ParseError &err) {
+            report(err.at, err.message.empty() ? "not an expression" : err.message);
+        }
+        if (!errors_.empty()) {
+            std::string message = errors_.front();
+            if (!message.empty() && message.back() == '\n') message.pop_back();
+            throw CompileError(message);
+        }
+        return e;
     }
 
     Program parse() {
@@ -949,15 +981,30 @@ private:
             if (accept(".")) return input_bound(in, t);
             fail(t, "input '" + n + "' is used without coordinates; write " + n + "(...)");
         }
+        if (bounded_.count(n)) {
+            const Bounded &b = bounded_[n];
+            if (!accept("."))
+                fail(t, "only the bounds of " + b.what + " can be used here: " + n + ".min(0), " + n + ".extent(0), " + n +
+                            ".width(), ...");
+            const auto [dim, extent] = bound_selector(b.what, b.dims, t);
+            return b.make(dim, extent);
+        }
         fail(t, "unknown name '" + n + "'");
     }
 
     /** in.min.0 / in.extent.0 (as printed), in.min(0), in.extent(0), in.width(), ... */
     Expr input_bound(const ImageParam &in, const Token &at) {
-        const Token what = ident("min, extent, width, height or channels");
+        const auto [dim, extent] = bound_selector("input '" + in.name() + "'", in.dimensions(), at);
+        return extent ? in.dim(dim).extent() : in.dim(dim).min();
+    }
+
+    /** After `name.`: which bound (min.0, extent(1), width(), ...) of the buffer `what` with
+     * `dims` dimensions; the dimension, and whether it is the extent. */
+    std::pair<int, bool> bound_selector(const std::string &what, int dims, const Token &at) {
+        const Token which = ident("min, extent, width, height or channels");
         int dim = -1;
-        bool extent = what.text != "min";
-        if (what.text == "min" || what.text == "extent") {
+        bool extent = which.text != "min";
+        if (which.text == "min" || which.text == "extent") {
             if (accept(".")) {
                 dim = int(small_int("a dimension"));
             } else {
@@ -965,16 +1012,15 @@ private:
                 dim = int(small_int("a dimension"));
                 expect(")", "");
             }
-        } else if (what.text == "width" || what.text == "height" || what.text == "channels") {
+        } else if (which.text == "width" || which.text == "height" || which.text == "channels") {
             expect("(", "");
             expect(")", "");
-            dim = what.text == "width" ? 0 : what.text == "height" ? 1 : 2;
+            dim = which.text == "width" ? 0 : which.text == "height" ? 1 : 2;
         } else {
-            fail(what, "an input has min, extent, width, height and channels");
+            fail(which, "an input has min, extent, width, height and channels");
         }
-        if (dim >= in.dimensions())
-            fail(at, "input '" + in.name() + "' has " + std::to_string(in.dimensions()) + " dimensions");
-        return extent ? in.dim(dim).extent() : in.dim(dim).min();
+        if (dim >= dims) fail(at, what + " has " + std::to_string(dims) + " dimensions");
+        return {dim, extent};
     }
 
     /** T(integer literal) and T(nan|inf|-inf) are literals of type T; T(e) is a cast. */
@@ -1073,6 +1119,14 @@ private:
     bool output_failed_ = false;
     std::vector<Argument> arguments_;
     Func output_;
+    /** In an expression over a pipeline parsed before (parse_expression): its inputs and
+     * output by name, of which only the bounds can be named. */
+    struct Bounded {
+        std::string what;  // for messages: "input 'in'", "the output 'f'"
+        int dims = 0;
+        std::function<Expr(int dim, bool extent)> make;
+    };
+    std::map<std::string, Bounded> bounded_;
 };
 
 }  // namespace
@@ -1085,6 +1139,10 @@ const Argument *Program::argument(const std::string &n) const {
 
 Program parse_program(const std::string &source, const std::string &filename) {
     return Parser(source, filename).parse();
+}
+
+Expr parse_expression(const Program &p, const std::string &text, const std::string &what) {
+    return Parser(text, what).parse_expression_of(p);
 }
 
 Program parse_program_file(const std::string &path) {

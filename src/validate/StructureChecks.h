@@ -20,21 +20,19 @@
 // make a pipeline Proved as a whole, are the translation validator's next part
 // (docs/validation.md).
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "ir/LoweredPipeline.h"
+#include "tessera/ValidationReport.h"
 
 namespace tessera::validator {
 
-enum class Verdict { Proved, Refuted, Unknown };
-const char *verdict_name(Verdict v);
-
-struct CheckResult {
-    Verdict verdict = Verdict::Unknown;
-    /** What was proved, the counterexample, or why the answer is Unknown. */
-    std::string detail;
-};
+// Verdicts and check results are those of the public report (tessera/ValidationReport.h).
+using tessera::CheckResult;
+using tessera::Verdict;
+using tessera::verdict_name;
 
 struct StructureReport {
     CheckResult coverage, races, bounds, values;
@@ -52,6 +50,9 @@ struct StructureOptions {
     unsigned long max_operations = 2'000'000;
     /** Z3's resource limit per query of the value check (deterministic). */
     unsigned rlimit = 5'000'000;
+    /** Called as each step starts ("modelling the loop nest", "checking coverage", ...),
+     * for progress reports. */
+    std::function<void(const std::string &)> progress;
 };
 
 StructureReport check_structure(const ir::LoweredPipeline &p, const StructureOptions &options = {});

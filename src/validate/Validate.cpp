@@ -1,8 +1,30 @@
 #include "validate/Validate.h"
 
+#include <cstdio>
+#include <optional>
+#include <set>
 #include <sstream>
 
-namespace tessera::validator {
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "lower/Pipeline.h"
+#include "tessera/Error.h"
+#include "validate/Isl.h"
+#include "validate/LoopNest.h"
+
+namespace tessera {
+
+const char *verdict_name(Verdict v) {
+    switch (v) {
+    case Verdict::Proved: return "Proved";
+    case Verdict::Refuted: return "Refuted";
+    default: return "Unknown";
+    }
+}
+
+namespace validator {
+
+using namespace ir;
 
 namespace {
 
@@ -27,62 +49,252 @@ std::string json_string(const std::string &s) {
     return o + "\"";
 }
 
+NamedCheck named(const std::string &name, const CheckResult &result) {
+    NamedCheck c;
+    c.name = name;
+    c.verdict = result.verdict;
+    c.detail = result.detail;
+    return c;
+}
+
+/** What an assumption may name: the pipeline's Params, the bounds of its inputs, and the
+ * bounds of its output (`out.min.d`, `out.extent.d`, as output_min/output_extent and the
+ * .tsr parser make them). Anything else is the user's mistake, named in the message. */
+class AssumptionChecker : public IRVisitor {
+public:
+    AssumptionChecker(const std::string &output, int dims, const std::string &assumption)
+        : output_(output), dims_(dims), assumption_(assumption) {}
+
+protected:
+    using IRVisitor::visit;
+    void visit(const Variable *v) override {
+        switch (v->var_kind) {
+        case VarKind::Param:
+        case VarKind::InputBound: return;
+        case VarKind::Pure: fail("names the Var " + v->name);
+        case VarKind::Reduction: fail("names the RVar " + v->name);
+        case VarKind::Internal:
+            if (bound_.count(v->name) || is_output_bound(v->name)) return;
+            fail("names " + v->name + ", which is not a bound of the output " + output_);
+        }
+    }
+    void visit(const Call *c) override {
+        if (c->call_kind == CallKind::Func) fail("calls Func " + c->name);
+        if (c->call_kind == CallKind::Image) fail("reads the image " + c->name);
+        IRVisitor::visit(c);
+    }
+    void visit(const Let *l) override {
+        include(l->value);
+        bound_.insert(l->name);
+        include(l->body);
+        bound_.erase(l->name);
+    }
+    void visit(const Load *l) override { fail("reads the buffer " + l->buffer); }
+
+private:
+    bool is_output_bound(const std::string &name) const {
+        for (int d = 0; d < dims_; d++)
+            for (const Expr &bound : {lower::buffer_min(output_, d), lower::buffer_extent(output_, d)})
+                if (name == as<Variable>(bound)->name) return true;
+        return false;
+    }
+    [[noreturn]] void fail(const std::string &what) const {
+        throw CompileError("Can't validate Func \"" + output_ + "\" under the assumption " + assumption_ + ": it " + what +
+                           "; an assumption may name only the pipeline's Params and the bounds of its inputs and output");
+    }
+
+    std::string output_;
+    int dims_;
+    std::string assumption_;
+    std::set<std::string> bound_;
+};
+
+/** Whether some run satisfies the code's entry assertions (and with them the assumptions,
+ * which are among them by now): an empty context would make every check hold vacuously.
+ * Decided on the context of the loop nest, the set of parameter values the checks quantify
+ * over. Returns "" when it is satisfiable, else why the checks cannot be trusted. `unused`
+ * receives the assumptions the context could not hold (not affine): whether they can hold
+ * together with the rest is not decided, so they forbid Proved. */
+std::string context_problem(const LoweredPipeline &p, const StructureOptions &options, const std::vector<Expr> &assumptions,
+                            std::vector<std::string> &unused) {
+    IslContext ctx(options.max_operations);
+    LoopNest nest;
+    try {
+        nest = loop_nest_of(ctx, p, [](const Statement &) { return false; });
+    } catch (const Unsupported &u) {
+        return std::string("whether any run satisfies the entry checks and the assumptions could not be decided: ") +
+               (ctx.exhausted() ? "the operation limit was reached" : u.what());
+    } catch (const InternalError &e) {
+        // A bug of the validator's: no verdict rests on it.
+        return std::string("an internal error of the validator (please report): ") + e.what();
+    }
+    for (const Expr &a : assumptions) {
+        const std::string text = to_string(a) + " (";
+        for (const std::string &u : nest.unmodelled_assertions)
+            if (u.compare(0, text.size(), text) == 0) unused.push_back(u);
+    }
+    ctx.reset_operations();
+    const isl_bool empty = isl_set_is_empty(nest.context.get());
+    if (empty == isl_bool_false) return "";
+    if (empty == isl_bool_error)
+        return "whether any run satisfies the entry checks and the assumptions could not be decided: the operation limit was reached";
+    return assumptions.empty() ? "no run satisfies the code's entry checks: every run of the pipeline fails at entry"
+                               : "the assumptions are contradictory: no run satisfies them together with the code's entry checks";
+}
+
 }  // namespace
 
-ValidationReport validate_lowered(const ir::LoweredPipeline &p, const StructureOptions &options) {
+std::optional<std::vector<Expr>> entry_assertions(const LoweredPipeline &p, const StructureOptions &options) {
+    IslContext ctx(options.max_operations);
+    try {
+        return loop_nest_of(ctx, p, [](const Statement &) { return false; }).entry_assertions;
+    } catch (const Unsupported &) {
+        return std::nullopt;
+    } catch (const InternalError &) {
+        return std::nullopt;
+    }
+}
+
+std::vector<Expr> checked_assumptions(const std::string &output, int dims, const std::vector<Expr> &assumptions) {
+    std::vector<Expr> checked;
+    for (size_t i = 0; i < assumptions.size(); i++) {
+        const Expr &a = assumptions[i];
+        if (!a.defined())
+            throw CompileError("Can't validate Func \"" + output + "\": assumption " + std::to_string(i) + " is an undefined Expr");
+        const std::string text = to_string(a);
+        if (!a.type().is_bool() || a.type().lanes != 1)
+            throw CompileError("Can't validate Func \"" + output + "\" under the assumption " + text +
+                               ": it is not a condition (its type is " + a.type().to_string() + ", not bool)");
+        AssumptionChecker checker(output, dims, text);
+        checker.include(a);
+        checked.push_back(a);
+    }
+    return checked;
+}
+
+ValidationReport validate_lowered(const LoweredPipeline &code, const StructureOptions &options,
+                                  const std::vector<Expr> &assumptions) {
+    // The assumptions become assertions at the entry of the code, so that every check takes
+    // them as hypotheses exactly as it takes the code's own entry checks (the loop nest's
+    // context, the value check's hypotheses).
+    LoweredPipeline p = code;
+    for (auto a = assumptions.rbegin(); a != assumptions.rend(); ++a)
+        p.body = Block::make(AssertStmt::make(*a, {StringImm::make("assumed: " + to_string(*a))}), p.body);
+
     ValidationReport r;
     r.pipeline = p.name;
-    const StructureReport s = check_structure(p, options);
-    r.checks.push_back({"coverage", s.coverage});
-    r.checks.push_back({"races", s.races});
-    r.checks.push_back({"bounds", s.bounds});
-    r.checks.push_back({"values", s.values});
-    r.statements = s.statements;
-    r.modelled = s.modelled;
-    r.unmodelled = s.unmodelled;
-    // Proved when every check is: every point of the window is written, with the value the
-    // algorithm defines there, by stores that stay in bounds and do not race.
-    bool all_proved = true;
-    r.verdict = Verdict::Unknown;
-    for (const NamedCheck &c : r.checks) {
-        if (c.result.verdict == Verdict::Refuted) r.verdict = Verdict::Refuted;
-        all_proved = all_proved && c.result.verdict == Verdict::Proved;
-    }
-    if (all_proved) r.verdict = Verdict::Proved;
     r.rests_on = {
         "coordinate arithmetic stays in the int32 range, as the pipeline checks at entry (docs/semantics.md §11)",
         "the pipeline's buffers do not overlap",
         "the C emitter and the C compiler are trusted",
     };
+    for (const Expr &a : assumptions) r.rests_on.push_back("assumed: " + to_string(a));
+
+    std::vector<std::string> unused;
+    const std::string problem = context_problem(p, options, assumptions, unused);
+    if (!problem.empty()) {
+        // Every check would hold vacuously: none is run, and the verdict is Unknown.
+        for (const char *name : {"coverage", "races", "bounds", "values"})
+            r.checks.push_back(named(name, {Verdict::Unknown, "not checked: " + problem}));
+        r.checks.push_back(named("assumptions", {Verdict::Unknown, problem}));
+        return r;
+    }
+
+    const StructureReport s = check_structure(p, options);
+    r.checks.push_back(named("coverage", s.coverage));
+    r.checks.push_back(named("races", s.races));
+    r.checks.push_back(named("bounds", s.bounds));
+    r.checks.push_back(named("values", s.values));
+    if (!assumptions.empty()) {
+        std::string detail = "some run satisfies them together with the code's entry checks";
+        Verdict v = Verdict::Proved;
+        if (!unused.empty()) {
+            // The value check takes such an assumption as a hypothesis, so a contradiction
+            // there could make it hold vacuously.
+            v = Verdict::Unknown;
+            detail = "whether they can hold together is not decided: the polyhedral model leaves out";
+            for (size_t i = 0; i < unused.size(); i++) detail += (i ? "; " : " ") + unused[i];
+        }
+        r.checks.push_back(named("assumptions", {v, detail}));
+    }
+    r.statements = s.statements;
+    r.modelled = s.modelled;
+    r.unmodelled = s.unmodelled;
+    // Proved when every check is: every point of the window is written, with the value the
+    // algorithm defines there, by stores that stay in bounds and do not race, for runs
+    // that exist.
+    bool all_proved = true;
+    r.verdict = Verdict::Unknown;
+    for (const NamedCheck &c : r.checks) {
+        if (c.verdict == Verdict::Refuted) r.verdict = Verdict::Refuted;
+        all_proved = all_proved && c.verdict == Verdict::Proved;
+    }
+    if (all_proved) r.verdict = Verdict::Proved;
     for (const std::string &a : s.unmodelled_assertions) r.rests_on.push_back("not used as a hypothesis: " + a);
     return r;
+}
+
+}  // namespace validator
+
+const NamedCheck *ValidationReport::check(const std::string &name) const {
+    for (const NamedCheck &c : checks)
+        if (c.name == name) return &c;
+    return nullptr;
 }
 
 std::string ValidationReport::to_string() const {
     std::ostringstream o;
     o << pipeline << ": " << verdict_name(verdict) << "\n";
-    for (const NamedCheck &c : checks) o << "  " << c.name << ": " << verdict_name(c.result.verdict) << " (" << c.result.detail << ")\n";
+    for (const NamedCheck &c : checks) o << "  " << c.name << ": " << verdict_name(c.verdict) << " (" << c.detail << ")\n";
     o << "  stores looked at: " << statements << ", modelled: " << modelled << "\n";
     for (const std::string &u : unmodelled) o << "    not modelled: " << u << "\n";
+    if (!passes.empty()) {
+        // The counterexample where the verdict turns to Refuted; the passes after it
+        // usually keep it.
+        // A pass after which the verdict turns from Proved to Refuted broke the proof; from
+        // Unknown, it may also have made the code readable to the validator.
+        o << "  after each pass:\n";
+        std::string first;
+        for (size_t i = 0; i < passes.size(); i++) {
+            const PassVerdict &p = passes[i];
+            const bool turned = p.verdict == Verdict::Refuted && (i == 0 || passes[i - 1].verdict != Verdict::Refuted);
+            o << "    " << p.pass << ": " << verdict_name(p.verdict) << (turned ? " (" + p.detail + ")" : "") << "\n";
+            if (turned && first.empty())
+                first = p.pass + " (" +
+                        (i == 0 ? std::string("the first pass validated") : verdict_name(passes[i - 1].verdict) + std::string(" before it")) +
+                        ")";
+        }
+        o << "  first refuted after: " << (first.empty() ? "none" : first) << "\n";
+    }
     o << "  rests on:\n";
     for (const std::string &a : rests_on) o << "    " << a << "\n";
     return o.str();
 }
 
 std::string ValidationReport::to_json() const {
+    using validator::json_string;
     std::ostringstream o;
     o << "{\"pipeline\": " << json_string(pipeline) << ", \"verdict\": " << json_string(verdict_name(verdict))
       << ", \"checks\": [";
     for (size_t i = 0; i < checks.size(); i++)
         o << (i ? ", " : "") << "{\"name\": " << json_string(checks[i].name)
-          << ", \"verdict\": " << json_string(verdict_name(checks[i].result.verdict))
-          << ", \"detail\": " << json_string(checks[i].result.detail) << "}";
+          << ", \"verdict\": " << json_string(verdict_name(checks[i].verdict))
+          << ", \"detail\": " << json_string(checks[i].detail) << "}";
     o << "], \"statements\": " << statements << ", \"modelled\": " << modelled << ", \"unmodelled\": [";
     for (size_t i = 0; i < unmodelled.size(); i++) o << (i ? ", " : "") << json_string(unmodelled[i]);
     o << "], \"rests_on\": [";
     for (size_t i = 0; i < rests_on.size(); i++) o << (i ? ", " : "") << json_string(rests_on[i]);
-    o << "]}\n";
+    o << "]";
+    if (!passes.empty()) {
+        o << ", \"passes\": [";
+        for (size_t i = 0; i < passes.size(); i++)
+            o << (i ? ", " : "") << "{\"pass\": " << json_string(passes[i].pass)
+              << ", \"verdict\": " << json_string(verdict_name(passes[i].verdict))
+              << ", \"detail\": " << json_string(passes[i].detail) << "}";
+        o << "], \"first_refuted_pass\": " << json_string(first_refuted_pass);
+    }
+    o << "}\n";
     return o.str();
 }
 
-}  // namespace tessera::validator
+}  // namespace tessera

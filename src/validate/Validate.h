@@ -1,38 +1,40 @@
 #pragma once
-// The translation validator's entry point: a pipeline's lowered code checked against its
-// algorithm, with a verdict and what it rests on (docs/validation.md). So far the checks
-// are those of the pipeline's structure (src/validate/StructureChecks.h); the comparison
-// of values is the next part, and until it exists no pipeline is Proved as a whole: the
-// verdict is Refuted when a check finds a counterexample, Unknown otherwise.
+// The translation validator's entry point on lowered code: a pipeline's lowered code
+// checked against its algorithm, with a verdict and what it rests on (docs/validation.md).
+// The report is the public one (tessera/ValidationReport.h); tessera::validate
+// (tessera/Validate.h) lowers a Func and calls this.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/LoweredPipeline.h"
+#include "tessera/ValidationReport.h"
 #include "validate/StructureChecks.h"
 
 namespace tessera::validator {
 
-struct NamedCheck {
-    std::string name;  // "coverage", "races", "values"
-    CheckResult result;
-};
+using tessera::NamedCheck;
+using tessera::ValidationReport;
 
-struct ValidationReport {
-    std::string pipeline;
-    Verdict verdict = Verdict::Unknown;
-    std::vector<NamedCheck> checks;
-    /** What a verdict rests on (the trusted base and the assumptions). */
-    std::vector<std::string> rests_on;
-    int statements = 0, modelled = 0;
-    std::vector<std::string> unmodelled;
+/** The checks of the pipeline's structure and values (src/validate/StructureChecks.h),
+ * under the code's entry assertions and the user's `assumptions` (checked by
+ * checked_assumptions), which are taken as entry assertions of the code. A context that no
+ * run satisfies (contradictory assumptions, or entry checks that always fail) is never
+ * Proved: the verdict is Unknown and the checks are not run. */
+ValidationReport validate_lowered(const ir::LoweredPipeline &p, const StructureOptions &options = {},
+                                  const std::vector<Expr> &assumptions = {});
 
-    /** Readable, one check per line. */
-    std::string to_string() const;
-    /** One JSON object. */
-    std::string to_json() const;
-};
+/** The assertions the code of `p` checks at entry (before any loop), lets expanded; none
+ * if the code could not be read (the operation limit). */
+std::optional<std::vector<Expr>> entry_assertions(const ir::LoweredPipeline &p, const StructureOptions &options = {});
 
-ValidationReport validate_lowered(const ir::LoweredPipeline &p, const StructureOptions &options = {});
+/** The user's assumptions about the pipeline whose output is Func `output` (with `dims`
+ * dimensions), as conditions on the variables of its lowered code: the Params keep their
+ * names, and the bounds of inputs and output are the buffer fields `B.min.d` and
+ * `B.extent.d`. An assumption that is not a bool, or that reads an image, a Func, a Var or
+ * anything but the pipeline's Params and the bounds of its inputs and output, is a
+ * CompileError naming it. */
+std::vector<Expr> checked_assumptions(const std::string &output, int dims, const std::vector<Expr> &assumptions);
 
 }  // namespace tessera::validator

@@ -78,6 +78,10 @@ fi
 echo "== run consumer"
 "$tmp/build/consumer"
 "$tmp/build/consumer_pipelines"
+# Tessera::validator, installed and exported where it was built (isl and Z3 found).
+if compgen -G "$prefix/lib*/libtessera_validator*" >/dev/null; then
+    "$tmp/build/consumer_validate"
+fi
 
 echo "== pkg-config"
 pc=$(find "$prefix" -name tessera.pc -print -quit)

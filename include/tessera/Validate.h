@@ -1,0 +1,49 @@
+#pragma once
+// The translation validator (docs/validation.md): a proof that a pipeline's compiled code
+// computes exactly what its algorithm defines on the output window, for every run that its
+// entry checks and the user's assumptions allow, or a counterexample.
+//
+//     #include <tessera/Validate.h>          // and link Tessera::validator
+//
+//     ValidationReport r = validate(f, {.assumptions = {n >= 16}});
+//     if (r.verdict != Verdict::Proved) std::cerr << r.to_string();
+//
+//     f.validate_on_compile();               // every compilation of f is validated too
+//     f.compile_jit();                       // CompileError if the code is refuted
+//
+// This header is not part of the umbrella header <tessera/tessera.h>: it belongs to the
+// validator library, which needs isl and Z3, and including it is what makes
+// Func::validate_on_compile find the validator.
+
+#include "tessera/Func.h"
+#include "tessera/Program.h"
+#include "tessera/ValidateOptions.h"
+#include "tessera/ValidationReport.h"
+
+namespace tessera {
+
+/** Lowers the pipeline computing `output` as compiling it would (the schedule's errors are
+ * the same CompileErrors) and checks the lowered code against the algorithm. A mistake in
+ * the options (an assumption that is not a condition, or that names something other than
+ * the pipeline's Params and the bounds of its inputs and output) is a CompileError. */
+ValidationReport validate(const Func &output, const ValidateOptions &options = {});
+/** The same for a pipeline read from a .tsr file; the report carries its name. */
+ValidationReport validate(const Program &pipeline, const ValidateOptions &options = {});
+
+/** The min and extent of dimension `dim` of the output of the pipeline computing `output`
+ * (the window realize or the compiled function computes), for assumptions:
+ * `output_extent(f, 0) % 8 == 0`. */
+Expr output_min(const Func &output, int dim);
+Expr output_extent(const Func &output, int dim);
+
+namespace detail {
+/** Func::validate_on_compile's validation: validate, report, and throw CompileError on a
+ * refutation (or, in strict mode, on Unknown). */
+void validate_when_compiled(const Func &output, const ValidateOptions &options);
+/** Including this header installs the validator for Func::validate_on_compile: the
+ * initializer runs when the program starts, and referring to validate_when_compiled is what
+ * links the validator's objects from its library. */
+inline const bool validator_installed = (set_validation_hook(&validate_when_compiled), true);
+}  // namespace detail
+
+}  // namespace tessera

@@ -1,0 +1,332 @@
+// The validator's public interface (include/tessera/Validate.h): tessera::validate on a
+// Func and on a .tsr pipeline, validation requested at compile time (Func::
+// validate_on_compile: refuted code fails the compilation, also when the JIT finds the code
+// in its disk cache; Unknown is reported, and fails only in strict mode), the user's
+// assumptions (checked, listed in the report, able to change a verdict, never Proved when
+// contradictory) and the per-pass mode.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <tessera/Validate.h>
+#include <tessera/tessera.h>
+
+#include "driver/JIT.h"
+#include "ir/IRPrinter.h"
+#include "support/images.h"
+
+using namespace tessera;
+using testing::HasSubstr;
+
+namespace {
+
+using test::image;
+
+/** blur_y over an inlined blur_x: a pipeline the validator proves. */
+Func inlined_blur(const std::string &name, bool vectorize_and_parallel) {
+    Buffer<uint16_t> in = image(64 + 2, 48 + 2);
+    Var x("x"), y("y");
+    Func bx(name + "_x"), by(name);
+    bx(x, y) = (in(x, y) + in(x + 1, y) + in(x + 2, y)) / 3;
+    by(x, y) = (bx(x, y) + bx(x, y + 1) + bx(x, y + 2)) / 3;
+    if (vectorize_and_parallel) by.vectorize(x, 8).parallel(y);
+    return by;
+}
+
+/** h(x) = 0, then h(min(r, n)) = in(r) for r in [0, 16) with the update's loop parallel,
+ * which the schedule allows (allow_race_conditions) although iterations write the same
+ * cell with different values whenever n < 15: the code computes the algorithm's result
+ * only for n >= 15. */
+struct RacyScatter {
+    Param<int> n{"n"};
+    Func h{"scatter"};
+    explicit RacyScatter(const std::string &name = "scatter") : h(name) {
+        Buffer<uint16_t> in = image(16, 1);
+        Var x("x");
+        RDom r(0, 16);
+        h(x) = cast<uint16_t>(0);
+        h(min(r.x, n)) = in(r.x, 0);
+        h.update(0).allow_race_conditions().parallel(r.x);
+    }
+};
+
+const NamedCheck &check_of(const ValidationReport &r, const std::string &name) {
+    const NamedCheck *c = r.check(name);
+    if (!c) throw std::runtime_error("the report has no check " + name + ":\n" + r.to_string());
+    return *c;
+}
+
+}  // namespace
+
+TEST(ValidateApi, AnInlinedStencilIsProved) {
+    const ValidationReport r = validate(inlined_blur("api_blur", true));
+    EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
+    EXPECT_EQ(r.pipeline, "api_blur");
+    for (const char *c : {"coverage", "races", "bounds", "values"}) EXPECT_EQ(check_of(r, c).verdict, Verdict::Proved) << c;
+    EXPECT_EQ(r.check("assumptions"), nullptr) << "no assumptions, no check of them";
+    EXPECT_THAT(r.to_json(), HasSubstr("\"verdict\": \"Proved\""));
+    EXPECT_THAT(r.to_string(), HasSubstr("the C emitter and the C compiler are trusted"));
+}
+
+TEST(ValidateApi, APipelineReadFromTextIsValidatedUnderItsName) {
+    const Program p = parse_program("pipeline brighten\n"
+                                    "input uint8 in[2]\n"
+                                    "param uint8 k = 3\n"
+                                    "func f(x, y) = in(x, y) + k\n"
+                                    "output f\n"
+                                    "f.vectorize(x, 8)\n");
+    ValidateOptions options;
+    std::vector<std::string> steps;
+    options.on_progress = [&](const std::string &s) { steps.push_back(s); };
+    const ValidationReport r = validate(p, options);
+    EXPECT_EQ(r.pipeline, "brighten");
+    EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
+    EXPECT_THAT(steps, testing::Contains("checking coverage"));
+    EXPECT_THAT(steps, testing::Contains("checking values"));
+}
+
+TEST(ValidateApi, CompilingValidatesAlsoOnAJitCacheHit) {
+    int reports = 0;
+    ValidateOptions options;
+    options.on_report = [&](const ValidationReport &r) {
+        reports++;
+        EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
+    };
+    Func first = inlined_blur("api_cached", false);
+    first.validate_on_compile(options);
+    first.compile_jit();
+    EXPECT_EQ(reports, 1);
+    first.compile_jit();  // the module this Func holds: nothing is compiled again
+    EXPECT_EQ(reports, 1);
+
+    // The same pipeline again, as another Func: the JIT finds its code in the disk cache,
+    // and the validator still runs.
+    Func second = inlined_blur("api_cached", false);
+    second.validate_on_compile(options);
+    const driver::JITCacheStats before = driver::jit_cache_stats();
+    second.compile_jit();
+    const driver::JITCacheStats after = driver::jit_cache_stats();
+    EXPECT_EQ(after.hits, before.hits + 1) << "the compiled code came from the disk cache";
+    EXPECT_EQ(reports, 2);
+
+    // realize compiles through the same path; so does ahead-of-time output.
+    Func third = inlined_blur("api_cached", false);
+    third.validate_on_compile(options);
+    Buffer<uint16_t> out = third.realize({64, 48});
+    EXPECT_EQ(reports, 3);
+    third.compile_to_c(testing::TempDir() + "api_cached.c", {});
+    EXPECT_EQ(reports, 4);
+}
+
+TEST(ValidateApi, RefutedCodeFailsTheCompilationWithTheCounterexample) {
+    RacyScatter s;
+    s.h.validate_on_compile();
+    try {
+        s.h.compile_jit();
+        FAIL() << "compiled";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("Func \"scatter\""));
+        EXPECT_THAT(e.what(), HasSubstr("races: "));
+        EXPECT_THAT(e.what(), HasSubstr("n = "));  // the counterexample's parameter value
+    }
+    // Ahead-of-time output fails the same way, before writing anything.
+    const std::string path = testing::TempDir() + "api_refuted.c";
+    std::remove(path.c_str());
+    EXPECT_THROW(s.h.compile_to_c(path, {s.n}), CompileError);
+    EXPECT_EQ(std::fopen(path.c_str(), "r"), nullptr);
+}
+
+TEST(ValidateApi, UnknownIsReportedAndFailsOnlyWhenStrict) {
+    Buffer<uint16_t> img = image(18, 18);
+    Var x("x"), y("y");
+    Func g("api_g"), h("api_h");
+    g(x, y) = img(x, y) + 1;
+    h(x, y) = g(x, y) + g(x + 1, y);
+    g.compute_root();
+    ValidateOptions options;
+    Verdict seen = Verdict::Proved;
+    options.on_report = [&](const ValidationReport &r) { seen = r.verdict; };
+    h.validate_on_compile(options);
+    const ValidationReport r = validate(h);
+    if (r.verdict != Verdict::Unknown) GTEST_SKIP() << "the validator proves intermediate storage now:\n" << r.to_string();
+    EXPECT_NO_THROW(h.compile_jit());
+    EXPECT_EQ(seen, Verdict::Unknown);
+
+    options.strict = true;
+    h.validate_on_compile(options);
+    try {
+        h.compile_jit();
+        FAIL() << "compiled in strict mode";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("could not prove the compiled code of Func \"api_h\""));
+    }
+}
+
+TEST(ValidateApi, AskingForValidationWithoutTheValidatorIsACompileError) {
+    // As in a program that does not link the validator: no hook installed.
+    const detail::ValidationHook installed = detail::validation_hook();
+    ASSERT_NE(installed, nullptr) << "including <tessera/Validate.h> installs the validator";
+    detail::set_validation_hook(nullptr);
+    Func f = inlined_blur("api_unlinked", false);
+    f.validate_on_compile();
+    try {
+        f.compile_jit();
+        detail::set_validation_hook(installed);
+        FAIL() << "compiled";
+    } catch (const CompileError &e) {
+        detail::set_validation_hook(installed);
+        EXPECT_THAT(e.what(), HasSubstr("Func \"api_unlinked\""));
+        EXPECT_THAT(e.what(), HasSubstr("link the library Tessera::validator"));
+    }
+}
+
+TEST(ValidateApi, AnAssumptionTheCodeNeedsChangesTheVerdict) {
+    RacyScatter s;
+    const ValidationReport without = validate(s.h);
+    EXPECT_EQ(without.verdict, Verdict::Refuted) << without.to_string();
+    EXPECT_EQ(check_of(without, "races").verdict, Verdict::Refuted) << without.to_string();
+
+    ValidateOptions options;
+    options.assumptions = {s.n >= 15};
+    const ValidationReport with = validate(s.h, options);
+    EXPECT_NE(with.verdict, Verdict::Refuted) << with.to_string();
+    EXPECT_EQ(check_of(with, "races").verdict, Verdict::Proved) << with.to_string();
+    EXPECT_EQ(check_of(with, "assumptions").verdict, Verdict::Proved) << with.to_string();
+    EXPECT_THAT(with.rests_on, testing::Contains("assumed: n >= 15"));
+
+    // One value short, and the race is back.
+    options.assumptions = {s.n >= 14};
+    EXPECT_EQ(validate(s.h, options).verdict, Verdict::Refuted);
+}
+
+TEST(ValidateApi, ContradictoryAssumptionsAreNeverProved) {
+    Func f = inlined_blur("api_vacuous", false);
+    Param<int> n("n");
+    ValidateOptions options;
+    options.assumptions = {n < 0, n > 0};
+    const ValidationReport r = validate(f, options);
+    EXPECT_EQ(r.verdict, Verdict::Unknown) << r.to_string();
+    EXPECT_THAT(check_of(r, "assumptions").detail, HasSubstr("the assumptions are contradictory"));
+    for (const char *c : {"coverage", "races", "bounds", "values"}) EXPECT_EQ(check_of(r, c).verdict, Verdict::Unknown) << c;
+
+    // Contradicting what the code checks at entry (the input holds what the output reads)
+    // is contradictory too.
+    ImageParam in(UInt(8), 2, "in");
+    Var x("x"), y("y");
+    Func shifted("api_shifted");
+    shifted(x, y) = in(x + 1, y) + 1;
+    options.assumptions = {output_extent(shifted, 0) >= 1, output_extent(shifted, 1) >= 1,
+                           in.width() < output_extent(shifted, 0)};
+    const ValidationReport entry = validate(shifted, options);
+    EXPECT_EQ(entry.verdict, Verdict::Unknown) << entry.to_string();
+    EXPECT_THAT(check_of(entry, "assumptions").detail, HasSubstr("the assumptions are contradictory"));
+    options.assumptions.pop_back();
+    EXPECT_EQ(validate(shifted, options).verdict, Verdict::Proved);
+
+    // A Refuted pipeline under contradictory assumptions is not Refuted either: no run
+    // satisfies them.
+    RacyScatter s("scatter_vacuous");
+    options.assumptions = {s.n < 0 && s.n > 0};
+    EXPECT_EQ(validate(s.h, options).verdict, Verdict::Unknown);
+
+    // An assumption the polyhedral model cannot hold (not affine) leaves the question
+    // open: not Proved.
+    options.assumptions = {n * n < 0};
+    const ValidationReport open = validate(f, options);
+    EXPECT_EQ(open.verdict, Verdict::Unknown) << open.to_string();
+    EXPECT_THAT(check_of(open, "assumptions").detail, HasSubstr("not decided"));
+}
+
+TEST(ValidateApi, AssumptionsAboutTheOutputsBounds) {
+    Func f = inlined_blur("api_bounds", false);
+    ValidateOptions options;
+    options.assumptions = {output_extent(f, 0) % 8 == 0, output_min(f, 1) >= 0};
+    const ValidationReport r = validate(f, options);
+    EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
+    EXPECT_THAT(r.rests_on, testing::Contains("assumed: api_bounds.extent.0 % 8 == 0"));
+    EXPECT_THROW(output_extent(f, 2), CompileError);
+}
+
+TEST(ValidateApi, BadAssumptionsAreCompileErrorsInTheUsersTerms) {
+    Func f = inlined_blur("api_bad", false);
+    Var x("x");
+    Param<int> n("n");
+    auto message = [&](const Expr &assumption) -> std::string {
+        ValidateOptions options;
+        options.assumptions = {assumption};
+        try {
+            validate(f, options);
+        } catch (const CompileError &e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    EXPECT_THAT(message(n + 1), HasSubstr("is not a condition (its type is int32, not bool)"));
+    EXPECT_THAT(message(x > 0), HasSubstr("names the Var x"));
+    EXPECT_THAT(message(Expr(f(0, 0)) > 0), HasSubstr("calls Func api_bad"));
+    Buffer<uint16_t> img = image(4, 4);
+    EXPECT_THAT(message(img(Expr(0), Expr(0)) > 0), HasSubstr("reads the image input"));
+    EXPECT_THAT(message(Expr()), HasSubstr("undefined Expr"));
+    EXPECT_THAT(message(x > 0), HasSubstr("Can't validate Func \"api_bad\""));
+}
+
+TEST(ValidateApi, TextAssumptionsUseTheNamesOfTheTsrLanguage) {
+    const Program p = parse_program("input uint8 in[2]\n"
+                                    "param int32 n = 3\n"
+                                    "func f(x, y) = in(x, y) + uint8(n)\n"
+                                    "output f\n");
+    EXPECT_EQ(ir::to_string(parse_expression(p, "n >= 16 && in.width() % 8 == 0")),
+              ir::to_string(parse_expression(p, "(n >= 16) && (in.extent(0) % 8 == 0)")));
+    const Expr out = parse_expression(p, "f.width() >= f.min.1");
+    EXPECT_EQ(ir::to_string(out), "f.extent.0 >= f.min.1");
+    auto message = [&](const std::string &text) -> std::string {
+        try {
+            parse_expression(p, text, "--assume");
+        } catch (const CompileError &e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    EXPECT_THAT(message("m > 3"), HasSubstr("--assume:1:1: error: unknown name 'm'"));
+    EXPECT_THAT(message("n >"), HasSubstr("expected an expression"));
+    EXPECT_THAT(message("n > 3 4"), HasSubstr("expected the end of the expression"));
+    EXPECT_THAT(message("in(0, 0) > 3"), HasSubstr("only the bounds of input 'in' can be used here"));
+    EXPECT_THAT(message("f.extent(2) > 3"), HasSubstr("the output 'f' has 2 dimensions"));
+}
+
+TEST(ValidateApi, ThePerPassModeNamesThePassAfterWhichTheCodeIsRefuted) {
+    ValidateOptions options;
+    options.after_each_pass = true;
+    const ValidationReport proved = validate(inlined_blur("api_passes", true), options);
+    ASSERT_FALSE(proved.passes.empty());
+    EXPECT_EQ(proved.passes.front().pass, "storage flattening");
+    EXPECT_EQ(proved.passes.back().pass, "mark index arithmetic");
+    EXPECT_EQ(proved.verdict, proved.passes.back().verdict) << "the last pass leaves the final code";
+    EXPECT_EQ(proved.verdict, Verdict::Proved) << proved.to_string();
+    EXPECT_EQ(proved.first_refuted_pass, "");
+    EXPECT_THAT(proved.to_string(), HasSubstr("first refuted after: none"));
+
+    RacyScatter s("scatter_passes");
+    const ValidationReport refuted = validate(s.h, options);
+    EXPECT_EQ(refuted.verdict, Verdict::Refuted);
+    ASSERT_NE(refuted.first_refuted_pass, "");
+    bool seen = false;
+    for (const PassVerdict &p : refuted.passes) {
+        if (p.pass == refuted.first_refuted_pass && !seen) {
+            seen = true;
+            EXPECT_EQ(p.verdict, Verdict::Refuted);
+            EXPECT_THAT(p.detail, HasSubstr("races: "));
+        } else if (!seen) {
+            EXPECT_NE(p.verdict, Verdict::Refuted) << p.pass;
+        }
+    }
+    EXPECT_TRUE(seen);
+    EXPECT_THAT(refuted.to_json(), HasSubstr("\"first_refuted_pass\": \"" + refuted.first_refuted_pass + "\""));
+
+    // The environment turns the mode on for every validation, those at compile time too.
+    setenv("TESSERA_VALIDATE_PASSES", "1", 1);
+    const ValidationReport by_environment = validate(s.h);
+    unsetenv("TESSERA_VALIDATE_PASSES");
+    EXPECT_EQ(by_environment.first_refuted_pass, refuted.first_refuted_pass);
+    EXPECT_TRUE(validate(s.h).passes.empty());
+}
