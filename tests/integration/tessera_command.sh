@@ -82,6 +82,25 @@ if ! "$tessera" validate "$apps/blur/blur.tsr" 2>&1 | grep -q "built without the
     # limit gives Unknown, not an error.
     expect 0 "coverage: Proved" -- "$tessera" validate "$apps/matmul/matmul.tsr"
     expect 0 "the operation limit was reached" -- "$tessera" validate "$apps/matmul/matmul.tsr" --max-operations 1000
+    expect 0 "tessera: checking coverage" -- "$tessera" validate "$apps/blur/blur.tsr"  # progress, on stderr
+    # Assumptions: a race the schedule allows (iterations r >= n all write h(n)) is refuted,
+    # and gone under n >= 15; they are listed; contradictory ones are never Proved.
+    printf 'input uint16 in[1]\nparam int32 n = 3\nrdom r(0, 16)\nfunc h(x) = uint16(0)\nh(min(r, n)) = in(r)\noutput h\nh.update(0).allow_race_conditions().parallel(r)\n' \
+        > "$tmp/racy.tsr"
+    expect 1 "races: Refuted" -- "$tessera" validate "$tmp/racy.tsr"
+    expect 0 "races: Proved" -- "$tessera" validate "$tmp/racy.tsr" --assume 'n >= 15'
+    expect 0 "assumed: h.extent.0 >= 1" -- "$tessera" validate "$tmp/racy.tsr" --assume 'n >= 15' --assume 'h.width() >= 1'
+    expect 0 "the assumptions are contradictory" -- \
+        "$tessera" validate "$apps/blur/blur.tsr" --assume 'in.width() < 0 && in.width() > 0'
+    expect 1 "first refuted after: " -- "$tessera" validate "$tmp/racy.tsr" --each-pass
+    # Bad assumptions and numbers: a message naming the problem, never a crash.
+    expect 1 "--assume:1:1: error: unknown name 'm'" -- "$tessera" validate "$apps/blur/blur.tsr" --assume 'm > 3'
+    expect 1 "expected an expression" -- "$tessera" validate "$apps/blur/blur.tsr" --assume 'in.width() >'
+    expect 1 "is not a condition" -- "$tessera" validate "$apps/blur/blur.tsr" --assume 'in.width() + 1'
+    expect 1 "only the bounds of input 'in' can be used here" -- \
+        "$tessera" validate "$apps/blur/blur.tsr" --assume 'in(0, 0, 0) > 3'
+    expect 2 "--assume needs a value" -- "$tessera" validate "$apps/blur/blur.tsr" --assume
+    expect 2 "--rlimit takes a count" -- "$tessera" validate "$apps/blur/blur.tsr" --rlimit -5
 fi
 
 # Bad input: clear messages, exit code 1.

@@ -4,7 +4,7 @@
 //   tessera run FILE.tsr --input NAME=IMAGE ... [--param NAME=VALUE ...] [--size W,H[,C]]
 //                        [--output OUT] [--runs N] [--target T] [--reference]
 //   tessera check FILE.tsr
-//   tessera validate FILE.tsr [--json]
+//   tessera validate FILE.tsr [--assume EXPR]... [--json] [--max-operations N] [--rlimit N] [--each-pass]
 //   tessera reference FILE.tsr --input ... [--param ...] [--size ...] [--output OUT]
 //
 // Every failure prints a message and exits non-zero: 1 for errors in the pipeline or its
@@ -28,8 +28,7 @@
 #include "ImageIO.h"
 
 #ifdef TESSERA_HAVE_VALIDATOR
-#include "lower/Lower.h"
-#include "validate/Validate.h"
+#include <tessera/Validate.h>
 #endif
 
 using namespace tessera;
@@ -85,17 +84,26 @@ const std::map<std::string, std::string> kHelp = {
      "Parses the pipeline and checks its algorithm and schedule (everything compile would\n"
      "check before generating code). Prints every error found, or nothing on success.\n"},
     {"validate",
-     "usage: tessera validate FILE.tsr [--json] [--max-operations N]\n"
+     "usage: tessera validate FILE.tsr [--assume EXPR]... [--json] [--max-operations N] [--rlimit N]\n"
+     "                        [--each-pass]\n"
      "\n"
      "Lowers the pipeline and checks the lowered code against the algorithm, for every size of\n"
-     "the output and every value of the parameters that the code's entry checks allow. Prints\n"
-     "each check's verdict (Proved, Refuted with a counterexample, Unknown with the reason)\n"
-     "and what the verdicts rest on; --json prints one JSON object instead. So far the checks\n"
-     "are that every point of the output is written and that parallel iterations do not write\n"
-     "the same point (docs/validation.md). Exits 1 if a check is Refuted.\n"
-     "--max-operations bounds the polyhedral library's work per step (default 2000000); a\n"
-     "step past it answers Unknown. The bound, unlike a timeout, gives the same answer on\n"
-     "every machine.\n"},
+     "the output and every value of the parameters that the code's entry checks (and the\n"
+     "assumptions) allow: every point of the output is written, parallel iterations do not\n"
+     "race, accesses stay in bounds, and each store writes the value the algorithm defines\n"
+     "(docs/validation.md). Prints each check's verdict (Proved, Refuted with a\n"
+     "counterexample, Unknown with the reason) and what the verdicts rest on; --json prints\n"
+     "one JSON object instead. Progress goes to stderr. Exits 1 if the code is Refuted.\n"
+     "  --assume EXPR       a condition runs of the pipeline satisfy, in the .tsr language, over\n"
+     "                      its parameters and the bounds of its inputs and output (named by\n"
+     "                      the output Func), e.g. 'n >= 16' or 'out.width() % 8 == 0';\n"
+     "                      repeatable. Contradictory assumptions are never Proved.\n"
+     "  --max-operations N  the polyhedral library's work per step (default 2000000)\n"
+     "  --rlimit N          the SMT solver's resource limit per query (default 5000000)\n"
+     "  --each-pass         also validates the code after each lowering pass from storage\n"
+     "                      flattening on, and names the first pass after which it is Refuted\n"
+     "A step past a limit answers Unknown; a limit, unlike a timeout, gives the same answer\n"
+     "on every machine.\n"},
     {"flags",
      "usage: tessera flags [--target T]\n"
      "\n"
@@ -117,9 +125,22 @@ struct Options {
     std::vector<int> size;
     std::string output;
     int runs = 5;
-    bool reference = false, help = false, json = false;
+    bool reference = false, help = false, json = false, each_pass = false;
     unsigned long max_operations = 2000000;
+    unsigned long rlimit = 5000000;
+    std::vector<std::string> assumptions;
 };
+
+/** A count given to `option`, from `lo` to `hi`. */
+unsigned long count_argument(const std::string &option, const std::string &v, unsigned long long lo, unsigned long long hi) {
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end || v[0] == '-' || v[0] == '+' || errno == ERANGE || n < lo || n > hi)
+        throw UsageError{option + " takes a count from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not '" + v +
+                         "'"};
+    return (unsigned long)n;
+}
 
 std::vector<std::string> split(const std::string &s, char sep) {
     std::vector<std::string> parts;
@@ -161,14 +182,10 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--output") o.output = value();
         else if (a == "--reference") o.reference = true;
         else if (a == "--json") o.json = true;
-        else if (a == "--max-operations") {
-            const std::string v = value();
-            char *end = nullptr;
-            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-            if (v.empty() || *end || v[0] == '-' || n < 1000 || n > 100000000000ull)
-                throw UsageError{"--max-operations takes a count from 1000 to 100000000000, not '" + v + "'"};
-            o.max_operations = (unsigned long)n;
-        }
+        else if (a == "--max-operations") o.max_operations = count_argument(a, value(), 1000, 100000000000ull);
+        else if (a == "--rlimit") o.rlimit = count_argument(a, value(), 1000, 4000000000ull);
+        else if (a == "--assume") o.assumptions.push_back(value());
+        else if (a == "--each-pass") o.each_pass = true;
         else if (a == "--runs") {
             const std::string v = value();
             o.runs = std::atoi(v.c_str());
@@ -272,14 +289,15 @@ int check(const Options &o) {
 int validate_command(const Options &o) {
 #ifdef TESSERA_HAVE_VALIDATOR
     Program p = parse_program_file(o.file);
-    progress("lowering " + p.output.name());
-    const ir::LoweredPipeline lowered = lower::lower(p.output.data());
-    progress("validating " + p.output.name());
-    validator::StructureOptions options;
+    ValidateOptions options;
+    for (const std::string &text : o.assumptions) options.assumptions.push_back(parse_expression(p, text, "--assume"));
     options.max_operations = o.max_operations;
-    const validator::ValidationReport r = validator::validate_lowered(lowered, options);
+    options.rlimit = unsigned(o.rlimit);
+    options.after_each_pass = o.each_pass;
+    options.on_progress = progress;
+    const ValidationReport r = validate(p, options);
     std::fputs((o.json ? r.to_json() : r.to_string()).c_str(), stdout);
-    return r.verdict == validator::Verdict::Refuted ? 1 : 0;
+    return r.verdict == Verdict::Refuted ? 1 : 0;
 #else
     (void)o;
     throw RuntimeError("this tessera was built without the validator (isl and Z3 were not found when it was built)");
