@@ -52,6 +52,15 @@ public:
         return apply(input(buffer, t, coords.size()), coords);
     }
 
+    /** The sort of values of type t: bit-vectors for integers, Booleans, and an
+     * uninterpreted sort per float width (floats are modelled by the terms that compute
+     * them: equal terms, equal values). */
+    z3::sort sort_of(Type t) {
+        if (t.is_bool()) return c_.bool_sort();
+        if (t.is_float()) return c_.uninterpreted_sort(("float" + std::to_string(t.bits)).c_str());
+        return c_.bv_sort(unsigned(t.bits));
+    }
+
     /** A fresh constant of type t (a value nothing constrains yet). */
     z3::expr fresh(const std::string &name, Type t) { return c_.constant(name.c_str(), sort_of(t)); }
 
@@ -148,16 +157,6 @@ public:
     bool used_uninterpreted() const { return uninterpreted_; }
 
 private:
-
-    /** The sort of values of type t: bit-vectors for integers, Booleans, and an
-     * uninterpreted sort per float width (floats are modelled by the terms that compute
-     * them: equal terms, equal values). */
-    z3::sort sort_of(Type t) {
-        if (t.is_bool()) return c_.bool_sort();
-        if (t.is_float()) return c_.uninterpreted_sort(("float" + std::to_string(t.bits)).c_str());
-        return c_.bv_sort(unsigned(t.bits));
-    }
-
     /** The uninterpreted function `name` applied to args, with result type t. */
     z3::expr uninterpreted(const std::string &name, Type t, const std::vector<z3::expr> &args) {
         uninterpreted_ = true;
@@ -688,7 +687,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     case Points::Part::Kind::Cell: cell = plus_min(coordinates(part), part.buffer); break;
                     case Points::Part::Kind::Stored: {
                         const z3::expr v = enc.realized(*part.func, coordinates(part));
-                        if (!z3::eq(v.get_sort(), enc.fresh("", part.type).get_sort()))
+                        if (!z3::eq(v.get_sort(), enc.sort_of(part.type)))
                             throw Unsupported("the value read from " + part.buffer + " has another type than its writer stored");
                         enc.set_load(part.key, v);
                         break;
