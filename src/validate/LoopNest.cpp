@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/ConstMath.h"
+#include "ir/Function.h"
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
@@ -102,6 +103,10 @@ Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std
     if (const std::string k = stride_named(e); !k.empty()) return {{k, analysis::detail::make_const(e.type(), 1)}};
     if (mentions_prefix(e, prefix)) throw Unsupported("the index " + to_string(e) + " uses a stride of " + buffer + " non-linearly");
     return {{"", e}};
+}
+
+bool final_value(const Provenance &p) {
+    return p.kind == Provenance::Kind::FinalCopy || (p.stage == 0 && p.func && p.func->definitions.size() == 1);
 }
 
 std::string read_key(const std::string &buffer, const Expr &index) { return buffer + "[" + to_string(lane_of(index)) + "]"; }

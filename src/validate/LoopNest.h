@@ -109,6 +109,10 @@ struct LoopNest {
     std::vector<std::string> unmodelled_assertions;
 };
 
+/** Whether a store with this provenance writes its point's final value: a Func's only
+ * definition, or the final copy of an output (two such stores of one point agree). */
+bool final_value(const ir::Provenance &p);
+
 /** The lane of a vector store, as a variable of the expressions built for it. */
 inline const char *const kLane = "<lane>";
 

@@ -130,11 +130,6 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
     return {Verdict::Refuted, where};
 }
 
-/** Whether a store with this provenance writes the point's final value. */
-bool final_value(const Provenance &p) {
-    return p.kind == Provenance::Kind::FinalCopy || (p.stage == 0 && p.func && p.func->definitions.size() == 1);
-}
-
 CheckResult check_races(const LoopNest &nest) {
     int pairs = 0, benign = 0;
     std::set<int> parallel_loops;

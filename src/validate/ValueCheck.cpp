@@ -309,12 +309,6 @@ std::string model_values(const z3::model &m, const std::map<std::string, std::pa
     return o.str();
 }
 
-/** Whether a store with this provenance writes its point's final value (a Func's only
- * definition, or the final copy of an output). */
-bool final_value(const Provenance &p) {
-    return p.kind == Provenance::Kind::FinalCopy || (p.stage == 0 && p.func && p.func->definitions.size() == 1);
-}
-
 /** An isl relation (or set, as a relation from nothing) as a Z3 formula: a disjunction over
  * its basic relations of their constraints, on 64-bit terms given by `term` for the input,
  * output and parameter dimensions. The constraints are evaluated on 128 bits, where no sum
