@@ -1,0 +1,225 @@
+#include "validate/Affine.h"
+
+#include "analysis/ConstMath.h"
+#include "ir/IREquality.h"
+#include "ir/IRMutator.h"
+#include "ir/IRPrinter.h"
+#include "validate/LoopNest.h"
+
+namespace tessera::validator {
+
+using namespace ir;
+
+/** e with the lets of `lets` substituted by their values, recursively (a let's value may
+ * use other lets), except those whose names start with `keep` (if not empty). */
+Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep) {
+    struct Expand : IRMutator {
+        const std::map<std::string, Expr> &lets;
+        const std::string &keep;
+        int depth = 0;
+        Expand(const std::map<std::string, Expr> &l, const std::string &k) : lets(l), keep(k) {}
+        Expr visit(const Variable *op, const Expr &self) override {
+            if (!keep.empty() && op->name.compare(0, keep.size(), keep) == 0) return self;
+            auto it = lets.find(op->name);
+            if (it == lets.end() || depth > 32) return self;
+            depth++;
+            Expr r = mutate(it->second);
+            depth--;
+            return r;
+        }
+    } expand(lets, keep);
+    return expand.mutate(e);
+}
+
+bool is_zero(const Expr &e) {
+    analysis::detail::i128 v = 0;
+    return analysis::detail::const_int(e, v) && v == 0;
+}
+
+
+
+Affine::Affine(isl_ctx *ctx, const std::string &tuple, const std::vector<std::string> &dims, int lane_dim,
+               const std::map<std::string, Expr> &lets, std::map<std::string, Type> &parameters,
+               const std::map<std::string, FusedLoop> &fused)
+    : ctx_(ctx), dims_(dims), lane_dim_(lane_dim), lets_(lets), parameters_(parameters), fused_(fused) {
+    isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims.size()));
+    for (size_t i = 0; i < dims.size(); i++)
+        s = isl_space_set_dim_id(s, isl_dim_set, unsigned(i), isl_id_alloc(ctx, dims[i].c_str(), nullptr));
+    s = isl_space_set_tuple_name(s, isl_dim_set, tuple.c_str());
+    space_ = check(s, "a statement's space");
+}
+
+Isl<isl_set> Affine::universe() const { return check(isl_set_universe(space_.copy()), "a universe"); }
+
+Isl<isl_pw_aff> Affine::constant(int64_t v) const {
+    return check(isl_pw_aff_val_on_domain(universe().release(), isl_val_int_from_si(ctx_, long(v))), "a constant");
+}
+
+Isl<isl_pw_aff> Affine::dim(int i) const {
+    return check(isl_pw_aff_var_on_domain(isl_local_space_from_space(space_.copy()), isl_dim_set, unsigned(i)),
+                 "a loop variable");
+}
+
+Isl<isl_pw_aff> Affine::expr(const Expr &e) {
+    if (!e.type().element_of().is_int() && !e.type().element_of().is_uint())
+        throw Unsupported("the " + e.type().to_string() + " expression " + to_string(e) + " is not an integer");
+    switch (e->kind) {
+    case ExprKind::IntImm: return constant(as<IntImm>(e)->value);
+    case ExprKind::UIntImm: {
+        const uint64_t v = as<UIntImm>(e)->value;
+        if (v > uint64_t(INT64_MAX)) throw Unsupported("the constant " + to_string(e) + " is too large");
+        return constant(int64_t(v));
+    }
+    case ExprKind::Variable: return variable(as<Variable>(e)->name, e.type());
+    case ExprKind::Cast: {
+        const Cast *c = as<Cast>(e);
+        const Type from = c->value.type().element_of(), to = e.type().element_of();
+        // Exact when every value of `from` is a value of `to`.
+        const bool widening = (from.is_int() || from.is_uint()) && to.bits >= from.bits &&
+                              (from.is_int() == to.is_int() || (from.is_uint() && to.bits > from.bits));
+        if (!widening) throw Unsupported("the conversion " + to_string(e) + " may change its value");
+        return expr(c->value);
+    }
+    case ExprKind::Add: return binary(e, isl_pw_aff_add);
+    case ExprKind::Sub: return binary(e, isl_pw_aff_sub);
+    case ExprKind::Min: return binary(e, isl_pw_aff_min);
+    case ExprKind::Max: return binary(e, isl_pw_aff_max);
+    case ExprKind::Mul: {
+        const Mul *m = as<Mul>(e);
+        Isl<isl_pw_aff> a = expr(m->a), b = expr(m->b);
+        if (isl_pw_aff_is_cst(a.get()) != isl_bool_true && isl_pw_aff_is_cst(b.get()) != isl_bool_true)
+            throw Unsupported("the product " + to_string(e) + " is not affine");
+        return pieces(check(isl_pw_aff_mul(a.release(), b.release()), "a product"), e);
+    }
+    case ExprKind::Div:
+    case ExprKind::Mod: {
+        const Expr *pa = nullptr, *pb = nullptr;
+        analysis::detail::binary_operands(e, pa, pb);
+        const Expr &a = *pa, &b = *pb;
+        if (const Variable *v = as<Variable>(a)) {
+            // v / inner and v % inner of a fused loop v: its outer and inner loops.
+            if (auto f = fused_.find(v->name); f != fused_.end() && equal(expand_lets(b, lets_), f->second.inner))
+                return dim(dim_index(e->kind == ExprKind::Div ? f->second.outer_dim : f->second.inner_dim));
+        }
+        int64_t d = 0;
+        if (const IntImm *k = as<IntImm>(b)) d = k->value;
+        else if (const UIntImm *k = as<UIntImm>(b); k && k->value <= uint64_t(INT64_MAX)) d = int64_t(k->value);
+        else throw Unsupported("the divisor of " + to_string(e) + " is not a constant");
+        // x / 0 = x % 0 = 0 (docs/semantics.md §2).
+        if (d == 0) return constant(0);
+        Isl<isl_pw_aff> x = expr(a);
+        Isl<isl_val> m(isl_val_int_from_si(ctx_, long(d < 0 ? -d : d)));
+        if (e->kind == ExprKind::Mod)  // Euclidean: in [0, |d|)
+            return pieces(check(isl_pw_aff_mod_val(x.release(), m.release()), "a remainder"), e);
+        // Euclidean quotient: floor(x / d) for d > 0, -floor(x / -d) for d < 0.
+        Isl<isl_pw_aff> q =
+            check(isl_pw_aff_floor(isl_pw_aff_scale_down_val(x.release(), m.release())), "a quotient");
+        if (d < 0) q = check(isl_pw_aff_neg(q.release()), "a quotient");
+        return pieces(std::move(q), e);
+    }
+    case ExprKind::Select: {
+        const Select *s = as<Select>(e);
+        Isl<isl_set> c = condition(s->condition);
+        Isl<isl_pw_aff> a = expr(s->true_value), b = expr(s->false_value);
+        Isl<isl_set> not_c = check(isl_set_complement(c.copy()), "a complement");
+        Isl<isl_pw_aff> r = check(isl_pw_aff_union_add(isl_pw_aff_intersect_domain(a.release(), c.release()),
+                                                       isl_pw_aff_intersect_domain(b.release(), not_c.release())),
+                                  "a select");
+        return pieces(std::move(r), e);
+    }
+    case ExprKind::Ramp: {
+        const Ramp *r = as<Ramp>(e);
+        if (lane_dim_ < 0) throw Unsupported("a vector outside a vector store: " + to_string(e));
+        Isl<isl_pw_aff> stride = expr(r->stride);
+        if (isl_pw_aff_is_cst(stride.get()) != isl_bool_true)
+            throw Unsupported("the stride of " + to_string(e) + " is not a constant");
+        return check(isl_pw_aff_add(expr(r->base).release(), isl_pw_aff_mul(stride.release(), dim(lane_dim_).release())),
+                     "a ramp");
+    }
+    case ExprKind::Broadcast: return expr(as<Broadcast>(e)->value);
+    case ExprKind::Load:
+        throw Unsupported("the value " + to_string(e) + " is read from memory (a data-dependent index)");
+    default: throw Unsupported("the expression " + to_string(e) + " is not affine");
+    }
+}
+
+Isl<isl_set> Affine::condition(const Expr &e) {
+    switch (e->kind) {
+    case ExprKind::UIntImm:
+        if (e.type().element_of().is_bool())
+            return as<UIntImm>(e)->value ? universe() : check(isl_set_empty(space_.copy()), "an empty set");
+        break;
+    case ExprKind::And: {
+        const And *a = as<And>(e);
+        return check(isl_set_intersect(condition(a->a).release(), condition(a->b).release()), "a conjunction");
+    }
+    case ExprKind::Or: {
+        const Or *o = as<Or>(e);
+        return check(isl_set_union(condition(o->a).release(), condition(o->b).release()), "a disjunction");
+    }
+    case ExprKind::Not: return check(isl_set_complement(condition(as<Not>(e)->a).release()), "a negation");
+    case ExprKind::LT: return comparison(e, isl_pw_aff_lt_set);
+    case ExprKind::LE: return comparison(e, isl_pw_aff_le_set);
+    case ExprKind::GT: return comparison(e, isl_pw_aff_gt_set);
+    case ExprKind::GE: return comparison(e, isl_pw_aff_ge_set);
+    case ExprKind::EQ: return comparison(e, isl_pw_aff_eq_set);
+    case ExprKind::NE: return comparison(e, isl_pw_aff_ne_set);
+    case ExprKind::Broadcast: return condition(as<Broadcast>(e)->value);
+    case ExprKind::Variable:
+        if (auto it = lets_.find(as<Variable>(e)->name); it != lets_.end()) return condition(it->second);
+        break;
+    default: break;
+    }
+    throw Unsupported("the condition " + to_string(e) + " is not affine");
+}
+
+
+Isl<isl_pw_aff> Affine::pieces(Isl<isl_pw_aff> a, const Expr &e) const {
+    a = check(isl_pw_aff_coalesce(a.release()), "a piecewise expression");
+    if (isl_pw_aff_n_piece(a.get()) > kMaxPieces)
+        throw Unsupported("the expression " + to_string(e) + " has more than " + std::to_string(kMaxPieces) +
+                          " affine pieces");
+    return a;
+}
+
+template <typename F>
+Isl<isl_pw_aff> Affine::binary(const Expr &e, F op) {
+    const Expr *a = nullptr, *b = nullptr;
+    analysis::detail::binary_operands(e, a, b);
+    Isl<isl_pw_aff> x = expr(*a), y = expr(*b);
+    return pieces(check(op(x.release(), y.release()), "an affine operation"), e);
+}
+
+template <typename F>
+Isl<isl_set> Affine::comparison(const Expr &e, F op) {
+    const Expr *a = nullptr, *b = nullptr;
+    analysis::detail::binary_operands(e, a, b);
+    Isl<isl_pw_aff> x = expr(*a), y = expr(*b);
+    return check(op(x.release(), y.release()), "a comparison");
+}
+
+int Affine::dim_index(const std::string &name) const {
+    for (size_t i = 0; i < dims_.size(); i++)
+        if (dims_[i] == name) return int(i);
+    throw Unsupported("no dimension " + name);
+}
+
+Isl<isl_pw_aff> Affine::variable(const std::string &name, Type type) {
+    if (name == kLane && lane_dim_ >= 0) return dim(lane_dim_);
+    if (fused_.count(name))
+        throw Unsupported("the fused loop variable " + name + " is used other than divided by, or modulo, the extent of its inner loop");
+    for (size_t i = 0; i < dims_.size(); i++)
+        if (dims_[i] == name && int(i) != lane_dim_) return dim(int(i));
+    if (auto it = lets_.find(name); it != lets_.end()) {
+        if (auto m = memo_.find(name); m != memo_.end()) return m->second;
+        Isl<isl_pw_aff> v = expr(it->second);
+        memo_.emplace(name, v);
+        return v;
+    }
+    parameters_.emplace(name, type.element_of());
+    return check(isl_pw_aff_param_on_domain_id(universe().release(), isl_id_alloc(ctx_, name.c_str(), nullptr)),
+                 "a parameter");
+}
+
+
+}  // namespace tessera::validator

@@ -1,0 +1,76 @@
+#pragma once
+// Integer expressions and conditions as isl piecewise affine functions and sets over named
+// dimensions: the translation of lowered code (src/validate/LoopNest.cpp) and of the
+// algorithm's index expressions (src/validate/Recurrence.cpp) into polyhedra.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+#include "validate/Isl.h"
+
+namespace tessera::validator {
+
+/** A fused loop v over [0, inner * outer) (a fuse of two loops: src/lower/ScheduleFunctions.cpp)
+ * is modelled as the two loops it fused, v / inner and v % inner, so that its extent and
+ * the divisions by `inner` are affine. */
+struct FusedLoop {
+    Expr inner;  // the inner loop's extent, lets expanded
+    std::string outer_dim, inner_dim;
+    Type type;
+};
+
+/** e with the lets of `lets` substituted by their values, recursively (a let's value may
+ * use other lets), except those whose names start with `keep` (if not empty). */
+Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep = "");
+
+/** Whether e is the integer constant 0. */
+bool is_zero(const Expr &e);
+
+/** Expressions and conditions as isl piecewise affine functions and sets over one tuple's
+ * dimensions (a statement's loops, or an algorithm's iteration). Variables that are not
+ * dimensions or lets are parameters (buffer fields, Params, and the lets' own free
+ * variables), recorded with their types in `parameters`. What is not affine (a product of
+ * two variables, a division by a variable, a value read from memory, a call) throws
+ * Unsupported. */
+class Affine {
+public:
+    Affine(isl_ctx *ctx, const std::string &tuple, const std::vector<std::string> &dims, int lane_dim,
+           const std::map<std::string, Expr> &lets, std::map<std::string, Type> &parameters,
+           const std::map<std::string, FusedLoop> &fused = {});
+
+    /** The tuple's space as a set of all its points. */
+    Isl<isl_set> universe() const;
+    Isl<isl_pw_aff> constant(int64_t v) const;
+    /** Dimension i. */
+    Isl<isl_pw_aff> dim(int i) const;
+    /** An integer expression, exactly (integer, not wrapping, arithmetic: docs/validation.md). */
+    Isl<isl_pw_aff> expr(const Expr &e);
+    /** The points where a Boolean expression holds. */
+    Isl<isl_set> condition(const Expr &e);
+
+private:
+    /** The most pieces a piecewise expression may have (min, max and select multiply
+     * them). */
+    static constexpr int kMaxPieces = 64;
+
+    Isl<isl_pw_aff> pieces(Isl<isl_pw_aff> a, const Expr &e) const;
+    template <typename F>
+    Isl<isl_pw_aff> binary(const Expr &e, F op);
+    template <typename F>
+    Isl<isl_set> comparison(const Expr &e, F op);
+    int dim_index(const std::string &name) const;
+    Isl<isl_pw_aff> variable(const std::string &name, Type type);
+
+    isl_ctx *ctx_;
+    std::vector<std::string> dims_;
+    int lane_dim_;
+    const std::map<std::string, Expr> &lets_;
+    std::map<std::string, Type> &parameters_;
+    std::map<std::string, FusedLoop> fused_;
+    Isl<isl_space> space_;
+    std::map<std::string, Isl<isl_pw_aff>> memo_;
+};
+
+}  // namespace tessera::validator
