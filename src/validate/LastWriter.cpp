@@ -126,11 +126,7 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
                 sources.unknown = "lanes of statement S" + std::to_string(w->id) + " write one cell of " + read.buffer + " at once";
                 break;
             }
-            Isl<isl_map> point = check(isl_map_apply_range(instances.copy(), w->writes.copy()), "the point read");
-            point = check(isl_map_gist_domain(point.release(), isl_set_intersect_params(s.domain.copy(), nest.context.copy())),
-                          "the point read");
-            Isl<isl_pw_multi_aff> pieces = check(isl_pw_multi_aff_from_map(point.release()), "the point read");
-            sources.sources.push_back({w, std::move(instances), std::move(pieces)});
+            sources.sources.push_back({w, std::move(instances)});
         }
     }
     return result;

@@ -22,11 +22,6 @@ struct Source {
     /** { S[i] -> W[j] }: for the instances i of the reader that read what W wrote last,
      * the instance j of W that wrote it (one, single-valued). */
     Isl<isl_map> instances;
-    /** { S[i] -> F[x] }: the point x of W's Func whose value W stored there (its
-     * provenance), as affine pieces on the reader's instances (simplified within the
-     * reader's domain): where the integer reasoning is isl's, so that the value check
-     * only compares the values of points. */
-    Isl<isl_pw_multi_aff> point;
 };
 
 /** The last writers of one load of a statement. */

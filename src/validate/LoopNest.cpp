@@ -1,5 +1,6 @@
 #include "validate/LoopNest.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/Substitute.h"
 #include "validate/Affine.h"
+#include "validate/Recurrence.h"
 
 namespace tessera::validator {
 
@@ -165,10 +167,12 @@ public:
             allocated_at_[a->name] = int(loops_.size());
             allocation_dims_[a->name] = int(a->extents.size());
             allocation_extents_[a->name] = a->extents;
+            layouts_[a->name] = layout_of(a);
             visit(a->body);
             allocated_at_.erase(a->name);
             allocation_dims_.erase(a->name);
             allocation_extents_.erase(a->name);
+            layouts_.erase(a->name);
             return;
         }
         case StmtKind::ProducerConsumer: visit(as<ProducerConsumer>(s)->body); return;
@@ -291,8 +295,19 @@ private:
                 }
                 writes = check(isl_map_intersect_domain(writes.release(), domain.copy()), "a write relation");
             }
-            isl_id *func_id = isl_id_alloc(ctx_.get(), s->provenance->func_name().c_str(), s->provenance->func.get());
+            isl_id *func_id = Recurrence::func_id(ctx_.get(), *s->provenance->func);
             writes = check(isl_map_set_tuple_id(writes.release(), isl_dim_out, func_id), "a write relation");
+            if (s->provenance->kind == Provenance::Kind::Iteration) {
+                Isl<isl_map> iteration = writes;
+                for (const auto &rv : s->provenance->rvars) {
+                    Isl<isl_map> m = check(isl_map_from_pw_aff(affine.expr(rv.second).release()), "an iteration");
+                    m = check(isl_map_intersect_domain(m.release(), domain.copy()), "an iteration");
+                    iteration = check(isl_map_flat_range_product(iteration.release(), m.release()), "an iteration");
+                }
+                st.iteration = check(isl_map_set_tuple_id(iteration.release(), isl_dim_out,
+                                                          Recurrence::stage_id(ctx_.get(), *s->provenance->func, s->provenance->stage)),
+                                     "an iteration");
+            }
             st.domain = std::move(domain);
             st.writes = std::move(writes);
             st.value = expand_lets(s->value, lets_);
@@ -304,8 +319,77 @@ private:
             st.unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             st.domain = Isl<isl_set>();
             st.writes = Isl<isl_map>();
+            st.iteration = Isl<isl_map>();
         }
         nest_.statements.push_back(std::move(st));
+    }
+
+    /** How an allocation lays its cells out in memory: a cell's coordinates are read off a
+     * flat index by the stride variables (linearize), which is the address only if the
+     * strides are those of a dense layout. Dimension k is at storage position
+     * `position[k]` when its stride is the product of the allocated extents of the
+     * positions before (with cells within the allocated extents, the address is then a
+     * mixed-radix number: one address per cell, inside the allocation). */
+    struct Layout {
+        std::vector<Expr> extents;  // allocated, in storage order, lets expanded
+        std::vector<int> position;  // per dimension; empty if not a dense layout
+        std::string why;            // why not
+    };
+
+    /** A product as its constant factor and its other factors, printed and sorted (equal
+     * for equal products in any order or grouping: wrapping multiplication is
+     * commutative and associative). */
+    static std::pair<int64_t, std::vector<std::string>> factors(const Expr &e) {
+        std::pair<int64_t, std::vector<std::string>> r{1, {}};
+        std::function<void(const Expr &)> walk = [&](const Expr &x) {
+            if (const Mul *m = as<Mul>(x)) {
+                walk(m->a);
+                walk(m->b);
+            } else if (const IntImm *k = as<IntImm>(x)) {
+                r.first = int64_t(uint64_t(r.first) * uint64_t(k->value));
+            } else {
+                r.second.push_back(to_string(x));
+            }
+        };
+        walk(e);
+        std::sort(r.second.begin(), r.second.end());
+        return r;
+    }
+
+    Layout layout_of(const Allocate *a) const {
+        Layout l;
+        for (const Expr &e : a->extents) l.extents.push_back(expand_lets(e, lets_));
+        const size_t n = l.extents.size();
+        l.position.assign(n, -1);
+        std::vector<bool> used(n, false);
+        Expr product = IntImm::make(Int(64), 1);
+        std::vector<std::pair<int64_t, std::vector<std::string>>> before;  // per position
+        for (size_t j = 0; j < n; j++) {
+            before.push_back(factors(product));
+            product = Mul::make(product, l.extents[j]);
+        }
+        for (size_t k = 0; k < n; k++) {
+            const std::string name = a->name + ".stride." + std::to_string(k);
+            auto it = lets_.find(name);
+            const auto stride = it == lets_.end() ? std::make_pair(int64_t(1), std::vector<std::string>{})
+                                                  : factors(expand_lets(it->second, lets_));
+            if (k > 0 && it == lets_.end()) {
+                l.why = "the stride of dimension " + std::to_string(k) + " of " + a->name + " is not known";
+                break;
+            }
+            for (size_t j = 0; j < n && l.position[k] < 0; j++)
+                if (!used[j] && before[j] == stride) {
+                    l.position[k] = int(j);
+                    used[j] = true;
+                }
+            if (l.position[k] < 0) {
+                l.why = "the stride of dimension " + std::to_string(k) + " of " + a->name +
+                        " is not the product of the allocated extents of the dimensions stored inside it";
+                break;
+            }
+        }
+        if (!l.why.empty()) l.position.clear();
+        return l;
     }
 
     /** The cells an access (a store's or a load's index into `buffer`) touches in each
@@ -357,8 +441,26 @@ private:
             }
             a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
             a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
+            // Cells of an allocation are distinct memory when its layout is dense and each
+            // coordinate lies within its allocated extent (the instances where one does not
+            // are out of bounds); a flat cell (no stride in the index) is its address.
+            Isl<isl_set> outside_allocation = check(isl_set_empty(isl_set_get_space(domain.get())), "the cells outside");
+            bool flat = true;
+            for (size_t k = 1; k < coords.size(); k++) flat = flat && is_zero(coords[k]);
+            if (allocated && !flat) {
+                const Layout &layout = layouts_.at(buffer);
+                if (layout.position.empty()) throw Unsupported(layout.why);
+                for (size_t k = 0; k < coords.size(); k++) {
+                    Isl<isl_pw_aff> e = affine.expr(layout.extents.at(size_t(layout.position[k])));
+                    Isl<isl_set> below = check(isl_pw_aff_lt_set(affs[k].copy(), affine.constant(0).release()), "a bound");
+                    Isl<isl_set> above = check(isl_pw_aff_ge_set(affs[k].copy(), e.release()), "a bound");
+                    outside_allocation = check(isl_set_union(outside_allocation.release(), isl_set_union(below.release(), above.release())),
+                                               "the cells outside");
+                }
+                outside_allocation = check(isl_set_intersect(outside_allocation.release(), domain.copy()), "the cells outside");
+            }
             try {
-                Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(domain.get())), "the cells outside");
+                Isl<isl_set> outside = outside_allocation;
                 for (size_t k = 0; k < coords.size(); k++) {
                     // A coordinate taken modulo a fold lies in the fold, which is the extent.
                     if (as<Mod>(coords[k])) continue;
@@ -402,7 +504,9 @@ private:
                         Isl<isl_pw_aff> flat = affine.expr(lane_of(expand_lets(index, lets_)));
                         Isl<isl_set> below = check(isl_pw_aff_lt_set(flat.copy(), affine.constant(0).release()), "a bound");
                         Isl<isl_set> above = check(isl_pw_aff_ge_set(flat.copy(), affine.expr(size).release()), "a bound");
-                        a.outside = check(isl_set_coalesce(isl_set_intersect(isl_set_union(below.release(), above.release()), domain.copy())),
+                        a.outside = check(isl_set_coalesce(isl_set_union(
+                                              isl_set_intersect(isl_set_union(below.release(), above.release()), domain.copy()),
+                                              outside_allocation.copy())),
                                           "the cells outside");
                         a.bounds_unmodelled.clear();
                     } catch (const Unsupported &) {
@@ -463,6 +567,7 @@ private:
     std::map<std::string, int> buffer_dims_;     // the pipeline's buffers
     std::map<std::string, int> allocation_dims_;  // allocations around
     std::map<std::string, std::vector<Expr>> allocation_extents_;
+    std::map<std::string, Layout> layouts_;       // allocations around
     int next_loop_id_ = 0;
 };
 

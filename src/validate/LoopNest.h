@@ -58,6 +58,10 @@ struct Statement {
     /** { S<id>[dims] -> F[coordinates] } for the Func F of the provenance. Null if
      * unmodelled. */
     Isl<isl_map> writes;
+    /** { S<id>[dims] -> f.s<j>[x, r] }: the iteration of definition j of the provenance's
+     * Func f that each instance runs (its point x, then its RVars r; the tuple is
+     * Recurrence::stage_id). Null for a final copy, or if unmodelled. */
+    Isl<isl_map> iteration;
     /** Why the domain or the writes are not modelled (empty if they are). */
     std::string unmodelled;
     /** { S<id>[dims] -> B[cell] }: the cell of storage B the instance writes, one

@@ -4,6 +4,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -13,7 +14,10 @@
 #include "ir/Function.h"
 #include "ir/IRPrinter.h"
 #include "validate/Isl.h"
+#include "ir/IRVisitor.h"
+#include "validate/Affine.h"
 #include "validate/LastWriter.h"
+#include "validate/Recurrence.h"
 #include "validate/Smt.h"
 
 namespace tessera::validator {
@@ -71,17 +75,50 @@ public:
     }
     z3::expr variable64(const std::string &name, Type t) { return wide(variable(name, t), t); }
 
-    /** The value the algorithm defines for Func f at `coords`. */
+    /** The value the algorithm defines for Func f at `coords` (an inlined Func: a pure
+     * definition). */
     z3::expr algorithm(const FunctionData &f, const std::vector<z3::expr> &coords) {
         if (f.definitions.size() != 1)
-            throw Unsupported("Func " + f.name + " has update definitions, which the value check does not unfold yet");
+            throw Unsupported("Func " + f.name + " has update definitions but is not computed into storage");
         if (++depth_ > 64) throw Unsupported("the algorithm's Funcs nest too deeply to unfold");
-        std::map<std::string, z3::expr> env;
-        for (size_t i = 0; i < f.args.size() && i < coords.size(); i++) env.emplace(f.args[i], coords[i]);
-        z3::expr r = encode(f.definitions[0].value, &env);
+        z3::expr r = definition(f, 0, coords, {});
         depth_--;
         return r;
     }
+
+    /** The value definition `stage` of Func f gives iteration (point, rvars); its calls of f
+     * itself are the values given by set_call. */
+    z3::expr definition(const FunctionData &f, int stage, const std::vector<z3::expr> &point, const std::vector<z3::expr> &rvars) {
+        const Definition &d = f.definitions.at(size_t(stage));
+        std::map<std::string, z3::expr> env;
+        for (size_t i = 0; i < point.size() && i < f.args.size(); i++) {
+            if (stage == 0) env.emplace(f.args[i], point[i]);
+            else if (const Variable *v = as<Variable>(d.args[i]); v && d.pure_dims[i]) env.emplace(v->name, point[i]);
+        }
+        for (size_t k = 0; d.rdom && k < d.rdom->dims.size() && k < rvars.size(); k++) env.emplace(d.rdom->dims[k].name, rvars[k]);
+        return encode(d.value, &env);
+    }
+
+    /** The value named by `name` (its tag, then its coordinates: src/validate/Recurrence.h)
+     * among Func f's values: tag -1 its final value at the point, the same uninterpreted
+     * function as `realized`; tag j the value an iteration of definition j computes. */
+    z3::expr named(const FunctionData &f, const std::vector<z3::expr> &name) {
+        const size_t n = f.args.size();
+        z3::expr v = realized(f, std::vector<z3::expr>(name.begin() + 1, name.begin() + 1 + long(n)));
+        if (f.definitions.size() == 1) return v;
+        for (size_t j = 0; j < f.definitions.size(); j++) {
+            const Definition &d = f.definitions[j];
+            const size_t k = d.rdom ? d.rdom->dims.size() : 0;
+            z3::sort_vector domain(c_);
+            for (size_t i = 0; i < n + k; i++) domain.push_back(c_.bv_sort(32));
+            const z3::func_decl value = z3::function(("Func " + f.name + " definition " + std::to_string(j)).c_str(), domain, sort_of(f.type));
+            v = z3::ite(name[0] == c_.bv_val(int(j), 32), apply(value, std::vector<z3::expr>(name.begin() + 1, name.begin() + 1 + long(n + k))), v);
+        }
+        return v;
+    }
+
+    /** The value a call of the algorithm reads (a self-call of an update). */
+    void set_call(const Call *call, const z3::expr &value) { calls_.insert_or_assign(call, value); }
 
     /** The constants made for variables, by name (a counterexample's values). */
     const std::map<std::string, std::pair<z3::expr, Type>> &variables() const { return variables_; }
@@ -224,6 +261,7 @@ private:
         }
         case ExprKind::Call: {
             const Call *c = as<Call>(e);
+            if (auto it = calls_.find(c); it != calls_.end()) return it->second;
             if (c->call_kind == CallKind::Func && c->func) {
                 std::vector<z3::expr> coords;
                 for (const Expr &a : c->args) coords.push_back(coordinate(a, env));
@@ -287,6 +325,7 @@ private:
     std::map<std::string, z3::func_decl> inputs_;
     const std::set<const FunctionData *> &realized_;
     std::map<std::string, z3::expr> loads_;
+    std::map<const Call *, z3::expr> calls_;
     int depth_ = 0;
     bool uninterpreted_ = false;
 };
@@ -497,16 +536,29 @@ void for_each_piece(const Isl<isl_pw_multi_aff> &pieces, const std::function<voi
     if (visit.failed) std::rethrow_exception(visit.failed);
 }
 
+/** A single-valued relation on `domain` as a piecewise affine function, simplified within
+ * the domain where that keeps it single-valued (a gist may let pieces overlap outside
+ * the domain, with other values there). */
+Isl<isl_pw_multi_aff> function_on(Isl<isl_map> relation, const Isl<isl_set> &domain) {
+    Isl<isl_map> simple = check(isl_map_gist_domain(relation.copy(), domain.copy()), "a point");
+    if (isl_map_is_single_valued(simple.get()) == isl_bool_true)
+        return check(isl_pw_multi_aff_from_map(simple.release()), "a point");
+    return check(isl_pw_multi_aff_from_map(isl_map_intersect_domain(relation.release(), domain.copy())), "a point");
+}
+
 /** What an instance of a statement touches, as functions of the instance that isl
- * computes exactly (piecewise affine): the point it computes, the cell it writes (for the
- * output), and the point of a Func or input each of its loads reads. */
+ * computes exactly (piecewise affine): the iteration it runs (its point, and its RVars in
+ * an update), the cell it writes (for the output), the value each load from storage reads
+ * (named as in src/validate/Recurrence.h), the value each self-call of the algorithm's
+ * update reads, and the cell of an input a load reads. */
 struct Points {
     struct Part {
-        enum class Kind { Point, Cell, Stored, Input } kind;
-        std::string key;                       // the load's read_key
+        enum class Kind { Iteration, Cell, Stored, SelfCall, Input } kind;
+        std::string key;                       // Stored, Input: the load's read_key
         const FunctionData *func = nullptr;    // Stored: the Func whose values it reads
-        std::string buffer;                    // Input, Cell: the buffer
+        std::string buffer;                    // Stored, Input, Cell: the buffer
         Type type;
+        const Call *call = nullptr;            // SelfCall: the call
         size_t first = 0, dims = 0;            // in the combined function's output
     };
     std::vector<Part> parts;
@@ -514,9 +566,7 @@ struct Points {
     Isl<isl_pw_multi_aff> all;
 
     void add(Part part, Isl<isl_map> relation, const Isl<isl_set> &domain) {
-        relation = check(isl_map_gist_domain(relation.release(), domain.copy()), "a point");
-        Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(relation.release()), "a point");
-        add(std::move(part), std::move(f));
+        add(std::move(part), function_on(std::move(relation), domain));
     }
     void add(Part part, Isl<isl_pw_multi_aff> f) {
         part.first = all ? size_t(isl_pw_multi_aff_dim(all.get(), isl_dim_out)) : 0;
@@ -526,6 +576,142 @@ struct Points {
         parts.push_back(std::move(part));
     }
 };
+
+/** The recurrences of the Funcs the code computes into storage, each made when first
+ * needed (src/validate/Recurrence.h), and the names of the values their stores write. */
+class Recurrences {
+public:
+    Recurrences(IslContext &ctx, std::map<std::string, Type> &parameters) : ctx_(ctx), parameters_(parameters) {}
+
+    const Recurrence &of(const FunctionData &f) {
+        if (auto it = made_.find(&f); it != made_.end()) {
+            if (!it->second.second.empty()) throw Unsupported(it->second.second);
+            return *it->second.first;
+        }
+        try {
+            auto r = std::make_unique<Recurrence>(ctx_.get(), f, parameters_);
+            return *made_.emplace(&f, std::make_pair(std::move(r), std::string())).first->second.first;
+        } catch (const Unsupported &u) {
+            const std::string why = ctx_.exhausted() ? "the operation limit was reached modelling Func " + f.name : u.what();
+            made_.emplace(&f, std::make_pair(nullptr, why));
+            throw Unsupported(why);
+        }
+    }
+
+    /** { W[i] -> V_f[...] }: the value each instance of statement w stores. */
+    Isl<isl_map> stored_by(const Statement &w) {
+        const Provenance &prov = *w.provenance;
+        const Recurrence &r = of(*prov.func);
+        if (final_value(prov)) return check(isl_map_apply_range(w.writes.copy(), r.final_names().release()), "a value stored");
+        if (!w.iteration) throw Unsupported("the iterations statement S" + std::to_string(w.id) + " runs are not modelled");
+        return check(isl_map_apply_range(w.iteration.copy(), r.names(prov.stage).copy()), "a value stored");
+    }
+
+private:
+    IslContext &ctx_;
+    std::map<std::string, Type> &parameters_;
+    std::map<const FunctionData *, std::pair<std::unique_ptr<Recurrence>, std::string>> made_;
+};
+
+/** The coordinates of a point of a non-empty set (one near the origin where possible). */
+std::vector<long> sample(const Isl<isl_set> &set, isl_dim_type type = isl_dim_set) {
+    Isl<isl_point> pt = check(isl_set_sample_point(isl_set_copy(set.get())), "a sample");
+    std::vector<long> v;
+    for (isl_size k = 0; k < isl_set_dim(set.get(), type); k++) {
+        Isl<isl_val> x(isl_point_get_coordinate_val(pt.get(), type, int(k)));
+        v.push_back(isl_val_get_num_si(x.get()));
+    }
+    return v;
+}
+
+/** "name = v" for each dimension of a set and its parameters at a sample point. */
+std::string describe_sample(const Isl<isl_set> &set) {
+    Isl<isl_point> pt = check(isl_set_sample_point(isl_set_copy(set.get())), "a sample");
+    std::string text;
+    for (isl_dim_type type : {isl_dim_set, isl_dim_param}) {
+        for (isl_size k = 0; k < isl_set_dim(set.get(), type); k++) {
+            Isl<isl_val> x(isl_point_get_coordinate_val(pt.get(), type, int(k)));
+            const char *name = isl_set_get_dim_name(set.get(), type, unsigned(k));
+            text += (text.empty() ? "" : ", ") + std::string(name ? name : "?") + " = " + std::to_string(isl_val_get_num_si(x.get()));
+        }
+    }
+    return text;
+}
+
+/** The calls of Func f itself in e (the self-calls of an update's value). */
+std::vector<const Call *> self_calls(const Expr &e, const FunctionData &f) {
+    struct Find : IRVisitor {
+        const FunctionData &f;
+        std::vector<const Call *> found;
+        explicit Find(const FunctionData &g) : f(g) {}
+        using IRVisitor::include;
+        void visit(const Call *op) override {
+            if (op->call_kind == CallKind::Func && op->func.get() == &f) found.push_back(op);
+            IRVisitor::visit(op);
+        }
+    } find(f);
+    find.include(e);
+    return find.found;
+}
+
+/** The output's final values: after the pipeline, each point of the output's window holds
+ * the value of the algorithm's last iteration that writes it (checked where the output
+ * Func has updates: a pure output's stores each write their own point's value, and
+ * coverage says every point is written). The window is read by a statement after all
+ * others, whose last writers say which stored value each point holds. */
+CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const PipelineArgument &out, const LoopNest &nest,
+                               Recurrences &recurrences, std::map<std::string, Type> &parameters) {
+    ctx.reset_operations();
+    Statement reader;
+    reader.id = int(nest.statements.size());
+    reader.positions = {1 << 20};
+    const std::map<std::string, Expr> no_lets;
+    for (int k = 0; k < out.dimensions; k++) reader.dims.push_back("c" + std::to_string(k));
+    Affine affine(ctx.get(), "window", reader.dims, -1, no_lets, parameters);
+    Isl<isl_set> window = affine.universe();
+    Isl<isl_map> cells;
+    for (int k = 0; k < out.dimensions; k++) {
+        const Expr c = Variable::make(Int(32), reader.dims[size_t(k)]);
+        const Expr mn = Variable::make(Int(32), out.name + ".min." + std::to_string(k));
+        const Expr ex = Variable::make(Int(32), out.name + ".extent." + std::to_string(k));
+        window = check(isl_set_intersect(window.release(), affine.condition(And::make(GE::make(c, mn), LT::make(c, Add::make(mn, ex)))).release()), "the window");
+        Isl<isl_map> m = check(isl_map_from_pw_aff(affine.expr(Sub::make(c, mn)).release()), "a cell");
+        cells = cells ? check(isl_map_flat_range_product(cells.release(), m.release()), "a cell") : std::move(m);
+    }
+    if (!cells) cells = check(isl_map_from_domain(window.copy()), "a cell");
+    cells = check(isl_map_set_tuple_name(isl_map_intersect_domain(cells.release(), window.copy()), isl_dim_out, out.name.c_str()), "the cells");
+    reader.domain = window;
+    reader.reads.push_back({out.name, p.output->type, "the window", std::move(cells), ""});
+    const Recurrence &r = recurrences.of(*p.output);
+    // { window[c] -> V[-1, c, 0 ...] }: the final value of the output at c.
+    Isl<isl_map> at_point = check(isl_map_from_domain_and_range(
+                                      window.copy(), isl_set_universe(isl_space_set_alloc(ctx.get(), 0, unsigned(out.dimensions)))),
+                                  "the window's points");
+    for (int k = 0; k < out.dimensions; k++) at_point = check(isl_map_equate(at_point.release(), isl_dim_in, k, isl_dim_out, k), "the window's points");
+    at_point = check(isl_map_set_tuple_id(at_point.release(), isl_dim_out, Recurrence::func_id(ctx.get(), *p.output)), "the window's points");
+    const Isl<isl_map> expected = check(isl_map_apply_range(at_point.release(), r.final_names().release()), "the final values");
+    for (const ReadSources &rs : last_writers(ctx, nest, reader)) {
+        if (!rs.unknown.empty()) throw Unsupported(rs.unknown);
+        const Isl<isl_set> unwritten = check(isl_set_intersect_params(rs.unwritten.copy(), nest.context.copy()), "the unwritten points");
+        if (isl_set_is_empty(unwritten.get()) != isl_bool_true)
+            return {Verdict::Refuted, "no store writes the output " + p.output->name + " at " + describe_sample(unwritten)};
+        for (const Source &src : rs.sources) {
+            Isl<isl_map> holds = check(isl_map_apply_range(src.instances.copy(), recurrences.stored_by(*src.writer).release()), "the values held");
+            Isl<isl_map> wrong = check(isl_map_subtract(holds.release(), expected.copy()), "the values held");
+            wrong = check(isl_map_intersect_params(wrong.release(), nest.context.copy()), "the values held");
+            if (isl_map_is_empty(wrong.get()) == isl_bool_true) continue;
+            Isl<isl_set> where = check(isl_map_domain(wrong.copy()), "the values held");
+            const std::vector<long> at = sample(where);
+            Isl<isl_map> one = wrong;
+            for (size_t k = 0; k < at.size(); k++) one = check(isl_map_fix_si(one.release(), isl_dim_in, unsigned(k), int(at[k])), "a sample");
+            Isl<isl_set> names = check(isl_map_range(one.release()), "a sample");
+            return {Verdict::Refuted, "after the pipeline, the output " + p.output->name + " holds, at " + describe_sample(where) +
+                                          " (statement S" + std::to_string(src.writer->id) + "'s store), " + r.describe(sample(names)) +
+                                          " instead of its final value"};
+        }
+    }
+    return {Verdict::Proved, ""};
+}
 
 }  // namespace
 
@@ -538,24 +724,64 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     std::set<const FunctionData *> realized;
     for (const Statement &s : nest.statements)
         if (s.provenance) realized.insert(s.provenance->func.get());
+    std::map<std::string, Type> parameters = nest.parameters;
+    Recurrences recurrences(ctx, parameters);
+    // Unknown or Refuted, unless an assertion the context lacks may rule the example out.
+    auto refute = [&](const std::string &why) -> CheckResult {
+        if (!nest.unmodelled_assertions.empty())
+            return {Verdict::Unknown, why + ", unless an assertion not modelled rules it out (" +
+                                          std::to_string(nest.unmodelled_assertions.size()) + " are not in the context, the first: " +
+                                          nest.unmodelled_assertions.front() + ")"};
+        return {Verdict::Refuted, why};
+    };
     int checked = 0, cases = 0, reads = 0;
     for (const Statement &s : nest.statements) {
         const std::string name = "statement S" + std::to_string(s.id);
         if (!s.writes || !s.value.defined()) return {Verdict::Unknown, name + " is not modelled: " + s.unmodelled};
         const Provenance &prov = *s.provenance;
-        const std::string what = name + " (a store of " + prov.func_name() + " to " + s.store->buffer + ")";
+        const FunctionData &func = *prov.func;
+        const std::string what = name + " (a store of " + prov.func_name() +
+                                 (prov.stage > 0 ? ", update " + std::to_string(prov.stage - 1) + "," : "") + " to " + s.store->buffer + ")";
         const bool to_output = s.store->buffer == out->name;
         if (to_output && prov.func != p.output)
             return {Verdict::Unknown, what + " stores to the output another Func's values"};
-        if (!final_value(prov))
-            return {Verdict::Unknown, what + " stores a value of an update, which the value check does not follow yet"};
+        // An iteration of a Func with updates: its point and RVars, and the values its
+        // self-calls read, from the recurrence.
+        const bool recurrent = prov.kind == Provenance::Kind::Iteration && func.definitions.size() > 1;
+        std::vector<const Call *> calls;
+        if (recurrent) calls = self_calls(func.definitions.at(size_t(prov.stage)).value, func);
         // What each instance touches: its point, its cell, and where each load's value comes
-        // from (the last writer's point, for storage the code writes; the cell, for inputs).
+        // from (the value its last writer stored, for storage the code writes; the cell, for
+        // inputs).
         Points points;
+        std::string runs_other;
         try {
             ctx.reset_operations();
             const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
-            points.add({Points::Part::Kind::Point}, s.writes, domain);
+            if (isl_set_is_empty(domain.get()) == isl_bool_true) {
+                checked++;  // no instance runs (a part of a partitioned loop the context rules out)
+                continue;
+            }
+            if (recurrent) {
+                if (!s.iteration) throw Unsupported("the iterations it runs are not modelled");
+                const Recurrence &r = recurrences.of(func);
+                // The code runs only iterations the algorithm has (its RDom, its predicate).
+                Isl<isl_set> ran = check(isl_map_range(isl_map_intersect_domain(s.iteration.copy(), domain.copy())), "the iterations run");
+                Isl<isl_set> extra = check(isl_set_subtract(ran.release(), r.iterations(prov.stage).copy()), "the iterations run");
+                if (isl_set_is_empty(extra.get()) != isl_bool_true) {
+                    runs_other = what + " runs the iteration " + describe_sample(extra) + ", which the RDom or its predicate excludes";
+                    throw Unsupported(runs_other);
+                }
+                points.add({Points::Part::Kind::Iteration}, s.iteration, domain);
+                for (const Call *call : calls) {
+                    Isl<isl_map> read = check(isl_map_apply_range(s.iteration.copy(), r.read_by(prov.stage, *call).release()), "a self-call");
+                    Points::Part part{Points::Part::Kind::SelfCall};
+                    part.call = call;
+                    points.add(std::move(part), std::move(read), domain);
+                }
+            } else {
+                points.add({Points::Part::Kind::Iteration}, s.writes, domain);
+            }
             if (to_output) {
                 if (!s.cells) throw Unsupported("the cells it writes are not modelled: " + s.cells_unmodelled);
                 points.add({Points::Part::Kind::Cell, "", nullptr, out->name}, s.cells, domain);
@@ -569,22 +795,19 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                           " that no store wrote before (memory whose content the check does not follow)");
                 }
                 Isl<isl_pw_multi_aff> read;
-                const FunctionData *func = nullptr;
+                const FunctionData *from = nullptr;
                 for (const Source &src : r.sources) {
                     const Provenance &wp = *src.writer->provenance;
-                    if (!final_value(wp))
-                        throw Unsupported("it reads a value of an update of " + wp.func_name() +
-                                          ", which the value check does not follow yet");
-                    if (func && func != wp.func.get())
+                    if (from && from != wp.func.get())
                         throw Unsupported("it reads values of two Funcs from " + r.read->buffer);
-                    func = wp.func.get();
-                    Isl<isl_map> at = check(isl_map_apply_range(src.instances.copy(), src.writer->writes.copy()), "the point read");
-                    at = check(isl_map_gist_domain(at.release(), domain.copy()), "the point read");
-                    Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(at.release()), "the point read");
-                    read = read ? check(isl_pw_multi_aff_union_add(read.release(), f.release()), "the points read") : std::move(f);
+                    from = wp.func.get();
+                    Isl<isl_map> value = check(isl_map_apply_range(src.instances.copy(), recurrences.stored_by(*src.writer).release()),
+                                               "the value read");
+                    Isl<isl_pw_multi_aff> f = function_on(std::move(value), domain);
+                    read = read ? check(isl_pw_multi_aff_union_add(read.release(), f.release()), "the values read") : std::move(f);
                 }
                 if (!read) throw Unsupported("it reads " + r.read->buffer + " where no store writes");
-                points.add({Points::Part::Kind::Stored, r.read->key, func, r.read->buffer, r.read->type}, std::move(read));
+                points.add({Points::Part::Kind::Stored, r.read->key, from, r.read->buffer, r.read->type}, std::move(read));
             }
             // Loads from inputs: the input at the cell's coordinates (the cell plus the
             // buffer's min), where isl gives the cell in a few pieces; a clamped load, in
@@ -595,16 +818,20 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 for (const PipelineArgument &a : p.args)
                     input = input || (a.name == r.buffer && a.kind == PipelineArgument::Kind::InputBuffer);
                 if (!input || !r.cells) continue;
-                Isl<isl_map> cells = check(isl_map_gist_domain(r.cells.copy(), domain.copy()), "a cell");
-                Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(cells.release()), "a cell");
+                Isl<isl_pw_multi_aff> f = function_on(r.cells, domain);
                 if (isl_pw_multi_aff_n_piece(f.get()) <= 4)
                     points.add({Points::Part::Kind::Input, r.key, nullptr, r.buffer, r.type}, std::move(f));
             }
+            // Every instance is covered by the pieces (else some would go unchecked).
+            Isl<isl_set> covered = check(isl_pw_multi_aff_domain(points.all.copy()), "the points' domain");
+            if (isl_set_is_subset(domain.get(), covered.get()) != isl_bool_true)
+                throw Unsupported("the values it reads are not known on all of its instances");
         } catch (const Unsupported &u) {
+            if (!runs_other.empty()) return refute(runs_other);
             return {Verdict::Unknown, what + ": " +
                                           (ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what()))};
         }
-        z3::context c;
+    z3::context c;
         z3::params params(c);
         params.set("rlimit", rlimit);
         z3::solver solver(c);
@@ -674,26 +901,33 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                         cell[k] = cell[k] + enc.code(Variable::make(Int(32), buffer + ".min." + std::to_string(k)));
                     return cell;
                 };
-                std::vector<z3::expr> point, cell;
+                std::vector<z3::expr> point, rvars, cell;
                 for (const Points::Part &part : points.parts) {
                     switch (part.kind) {
-                    case Points::Part::Kind::Point: point = coordinates(part); break;
+                    case Points::Part::Kind::Iteration: {
+                        const std::vector<z3::expr> x = coordinates(part);
+                        const size_t n = func.args.size();
+                        point.assign(x.begin(), x.begin() + long(std::min(n, x.size())));
+                        if (x.size() > n) rvars.assign(x.begin() + long(n), x.end());
+                        break;
+                    }
                     case Points::Part::Kind::Cell: cell = plus_min(coordinates(part), part.buffer); break;
                     case Points::Part::Kind::Stored: {
-                        const z3::expr v = enc.realized(*part.func, coordinates(part));
+                        const z3::expr v = enc.named(*part.func, coordinates(part));
                         if (!z3::eq(v.get_sort(), enc.sort_of(part.type)))
                             throw Unsupported("the value read from " + part.buffer + " has another type than its writer stored");
                         enc.set_load(part.key, v);
                         break;
                     }
+                    case Points::Part::Kind::SelfCall: enc.set_call(part.call, enc.named(func, coordinates(part))); break;
                     case Points::Part::Kind::Input:
                         enc.set_load(part.key, enc.input_value(part.buffer, part.type, plus_min(coordinates(part), part.buffer)));
                         break;
                     }
                 }
                 const z3::expr stored = enc.code(lane_of(s.value));
-                const z3::expr defined =
-                    prov.kind == Provenance::Kind::FinalCopy ? enc.realized(*prov.func, point) : enc.algorithm(*prov.func, point);
+                const z3::expr defined = prov.kind == Provenance::Kind::FinalCopy ? enc.realized(func, point)
+                                                                                  : enc.definition(func, prov.stage, point, rvars);
                 z3::expr wrong = stored != defined;
                 for (size_t k = 0; k < cell.size() && k < point.size(); k++) wrong = wrong || cell[k] != point[k];
                 solver.push();
@@ -726,7 +960,8 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 }
                 solver.pop();
             });
-            reads += int(points.parts.size()) - 1 - (to_output ? 1 : 0);
+            for (const Points::Part &part : points.parts)
+                reads += part.kind == Points::Part::Kind::Stored || part.kind == Points::Part::Kind::Input ? 1 : 0;
         } catch (const Unsupported &u) {
             return {Verdict::Unknown, what + ": " + u.what()};
         } catch (const z3::exception &e) {
@@ -736,10 +971,21 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         checked++;
     }
     if (checked == 0) return {Verdict::Unknown, "no store to check"};
+    std::string final_values;
+    if (p.output->definitions.size() > 1) {
+        try {
+            const CheckResult r = check_final_values(ctx, p, *out, nest, recurrences, parameters);
+            if (r.verdict == Verdict::Refuted) return refute(r.detail);
+            final_values = ", and the output holds its final values";
+        } catch (const Unsupported &u) {
+            return {Verdict::Unknown, "the output's final values: " +
+                                          (ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what()))};
+        }
+    }
     return {Verdict::Proved, "each of the " + std::to_string(checked) +
                                  " store(s) writes the value the algorithm defines at its point (the output's into that point's cell), "
                                  "given the values its " + std::to_string(reads) + " load(s) read, in " +
-                                 std::to_string(cases) + " case(s)"};
+                                 std::to_string(cases) + " case(s)" + final_values};
 }
 
 }  // namespace tessera::validator
