@@ -98,7 +98,7 @@ Isl<isl_pw_aff> Affine::expr(const Expr &e) {
         const Expr &a = *pa, &b = *pb;
         if (const Variable *v = as<Variable>(a)) {
             // v / inner and v % inner of a fused loop v: its outer and inner loops.
-            if (auto f = fused_.find(v->name); f != fused_.end() && equal(expand_lets(b, lets_), f->second.inner))
+            if (auto f = fused_.find(v->name); f != fused_.end() && same_value(expand_lets(b, lets_), f->second.inner))
                 return dim(dim_index(e->kind == ExprKind::Div ? f->second.outer_dim : f->second.inner_dim));
         }
         int64_t d = 0;
@@ -140,6 +140,17 @@ Isl<isl_pw_aff> Affine::expr(const Expr &e) {
     case ExprKind::Load:
         throw Unsupported("the value " + to_string(e) + " is read from memory (a data-dependent index)");
     default: throw Unsupported("the expression " + to_string(e) + " is not affine");
+    }
+}
+
+bool Affine::same_value(const Expr &a, const Expr &b) {
+    if (equal(a, b)) return true;
+    // Two ways of writing one extent, e.g. (e + 24) / 24 and e / 24 + 1.
+    try {
+        Isl<isl_set> differ = check(isl_pw_aff_ne_set(expr(a).release(), expr(b).release()), "a comparison");
+        return isl_set_is_empty(differ.get()) == isl_bool_true;
+    } catch (const Unsupported &) {
+        return false;
     }
 }
 

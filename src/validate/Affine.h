@@ -49,6 +49,8 @@ public:
     Isl<isl_pw_aff> expr(const Expr &e);
     /** The points where a Boolean expression holds. */
     Isl<isl_set> condition(const Expr &e);
+    /** Whether a and b have the same value everywhere (equal, or equal affine functions). */
+    bool same_value(const Expr &a, const Expr &b);
 
 private:
     /** The most pieces a piecewise expression may have (min, max and select multiply
@@ -61,6 +63,7 @@ private:
     template <typename F>
     Isl<isl_set> comparison(const Expr &e, F op);
     int dim_index(const std::string &name) const;
+
     Isl<isl_pw_aff> variable(const std::string &name, Type type);
 
     isl_ctx *ctx_;

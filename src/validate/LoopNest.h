@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ir/LoweredPipeline.h"
+#include "validate/Affine.h"
 #include "validate/Isl.h"
 
 namespace tessera::validator {

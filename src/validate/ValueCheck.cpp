@@ -117,6 +117,13 @@ public:
         return v;
     }
 
+    /** The fused loops around the statement, and how to tell that a divisor is the extent
+     * of a fused loop's inner loop. */
+    void set_fused(std::vector<Statement::Fused> fused, std::function<bool(const Expr &, const Expr &)> same) {
+        fused_ = std::move(fused);
+        same_ = std::move(same);
+    }
+
     /** The value a call of the algorithm reads (a self-call of an update). */
     void set_call(const Call *call, const z3::expr &value) { calls_.insert_or_assign(call, value); }
 
@@ -297,6 +304,13 @@ private:
             // + - * / % min max, the comparisons, && and ||.
             const Expr *a = nullptr, *b = nullptr;
             if (analysis::detail::binary_operands(e, a, b)) {
+                // v / inner and v % inner of a fused loop v: its outer and inner loops (the
+                // polyhedra's dimensions), not a division by a variable.
+                if (e->kind == ExprKind::Div || e->kind == ExprKind::Mod)
+                    if (const Variable *v = as<Variable>(*a))
+                        for (const Statement::Fused &f : fused_)
+                            if (f.var == v->name && same_(*b, f.inner_extent))
+                                return fit(variable(e->kind == ExprKind::Div ? f.outer : f.inner, f.type), t);
                 if (a->type().is_float())
                     return uninterpreted(a->type().to_string() + " operator " + std::to_string(int(e->kind)), t,
                                          {encode(*a, env), encode(*b, env)});
@@ -326,6 +340,8 @@ private:
     const std::set<const FunctionData *> &realized_;
     std::map<std::string, z3::expr> loads_;
     std::map<const Call *, z3::expr> calls_;
+    std::vector<Statement::Fused> fused_;
+    std::function<bool(const Expr &, const Expr &)> same_;
     int depth_ = 0;
     bool uninterpreted_ = false;
 };
@@ -856,6 +872,10 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             }
             // A fused loop's variable is its outer loop times the inner extent plus its
             // inner loop (the dimensions the polyhedra use).
+            std::map<std::string, Type> scratch = nest.parameters;
+            const std::map<std::string, Expr> no_lets;
+            Affine params(ctx.get(), "parameters", {}, -1, no_lets, scratch);
+            enc.set_fused(s.fused, [&](const Expr &a, const Expr &b) { return params.same_value(a, b); });
             for (const Statement::Fused &f : s.fused)
                 solver.add(enc.code(Variable::make(f.type, f.var)) ==
                            enc.code(Variable::make(f.type, f.outer)) * enc.code(f.inner_extent) +

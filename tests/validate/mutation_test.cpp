@@ -55,12 +55,12 @@ using test::image;
 using tessera::testing::differential::compare_window;
 
 // The validator's refutation rate over the mutants whose output differs (and the race
-// mutants), as a fraction. The goal is 0.95. The value check does not follow updates
+// mutants), as a fraction. The goal is 0.95. Reads of memory no store wrote are Unknown
 // yet, so for now the test requires the rate measured in the short run, which must not go
 // down: raise it as the validator learns more, up to kGoalRefutationRate.
-//   measured (short run): 19 of 42 refuted, 0.45 (the long run: 46 of 108, 0.43)
+//   measured (short run): 28 of 40 refuted, 0.70
 constexpr double kGoalRefutationRate = 0.95;
-constexpr double kRequiredRefutationRate = 0.45;
+constexpr double kRequiredRefutationRate = 0.70;
 
 bool long_run() {
     const char *v = std::getenv("TESSERA_MUTATION_LONG");
@@ -256,6 +256,25 @@ struct RunOutcome {
     std::string detail;
 };
 
+/** Whether `error` is the message of one of the checks `p` makes before its loop nest (an
+ * assertion at the top of its body, among lets and other assertions). */
+bool fails_at_entry(const ir::LoweredPipeline &p, const std::string &error) {
+    for (ir::Stmt s = p.body; s.defined();) {
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            s = l->body;
+        } else if (const ir::Block *b = ir::as<ir::Block>(s)) {
+            const ir::AssertStmt *a = ir::as<ir::AssertStmt>(b->first);
+            if (!a) return false;
+            const ir::StringImm *text = a->message.empty() ? nullptr : ir::as<ir::StringImm>(a->message.front());
+            if (text && !text->value.empty() && error.find(text->value) != std::string::npos) return true;
+            s = b->rest;
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
 /** The lowered pipeline run by the IR interpreter over the window, against the reference. */
 RunOutcome interpret(const ir::LoweredPipeline &p, const Buffer<> &reference) {
     RunOutcome o;
@@ -319,18 +338,23 @@ struct MutantResult {
     std::string size;
     enum class Status { RejectedByLowering, Lowered } status = Status::Lowered;
     bool differs = false, race = false;
+    /** The run stopped at one of the checks before the loop nest (the code asks more of the
+     * buffers than the algorithm does): the validator proves what the code computes when
+     * those checks pass (partial correctness, docs/validation.md), so such a mutant is
+     * shown but not counted. */
+    bool rejects_at_entry = false;
     Verdict verdict = Verdict::Unknown;
     std::string detail;  // why it differs, or what lowering said
     std::string verdict_detail;
     double validator_seconds = 0;
-    bool counted() const { return status == Status::Lowered && (differs || race); }
+    bool counted() const { return status == Status::Lowered && ((differs && !rejects_at_entry) || race); }
 };
 
 struct MutationRun {
     std::vector<MutantResult> results;
     /** Problems with the unmutated pipelines (wrong output, refuted): test failures. */
     std::vector<std::string> baseline_failures;
-    int counted = 0, refuted = 0, proved = 0, unknown = 0, rejected = 0, same_output = 0;
+    int counted = 0, refuted = 0, proved = 0, unknown = 0, rejected = 0, same_output = 0, rejecting = 0;
     double seconds = 0;
     /** Where the time goes: lowering, the IR interpreter, C compilation and runs, the validator. */
     double lowering_seconds = 0, interpreter_seconds = 0, compiled_seconds = 0, validator_seconds = 0;
@@ -431,6 +455,7 @@ MutationRun run_mutants() {
                     timed(run.interpreter_seconds, [&] { return interpret(mutated, reference); });
                 r.differs = interpreted.differs;
                 r.detail = interpreted.detail;
+                r.rejects_at_entry = interpreted.differs && !interpreted.completed && fails_at_entry(mutated, interpreted.detail);
                 if (interpreted.completed) {
                     const RunOutcome compiled =
                         timed(run.compiled_seconds, [&] { return run_compiled(mutated, reference); });
@@ -458,6 +483,10 @@ MutationRun run_mutants() {
     for (const MutantResult &r : run.results) {
         if (r.status == MutantResult::Status::RejectedByLowering) run.rejected++;
         if (r.status != MutantResult::Status::Lowered) continue;
+        if (r.rejects_at_entry && !r.race) {
+            run.rejecting++;
+            continue;
+        }
         if (!r.counted()) {
             run.same_output++;
             continue;
@@ -487,7 +516,7 @@ void print_table(const MutationRun &run) {
             verdict = "contract";
             detail = r.detail;
         } else {
-            output = r.differs ? (r.race ? "differs+race" : "differs") : (r.race ? "race" : "same");
+            output = r.rejects_at_entry ? "rejects" : r.differs ? (r.race ? "differs+race" : "differs") : (r.race ? "race" : "same");
             verdict = verdict_name(r.verdict);
             detail = r.verdict_detail + (r.detail.empty() ? "" : " | " + first_line(r.detail, 90));
         }
@@ -496,9 +525,10 @@ void print_table(const MutationRun &run) {
     }
     std::printf("[ mutation ] %d mutants lowered differently from their pipeline, %d rejected by lowering's contract "
                 "check; of the lowered ones %d differ from the reference or race (%d refuted, %d unknown, %d proved), "
-                "%d have the same output; refutation rate %.2f (goal %.2f)\n",
+                "%d have the same output, %d stop at an entry check on this window (not counted); refutation rate %.2f "
+                "(goal %.2f)\n",
                 int(run.results.size()) - run.rejected, run.rejected, run.counted, run.refuted, run.unknown,
-                run.proved, run.same_output, run.rate(), kGoalRefutationRate);
+                run.proved, run.same_output, run.rejecting, run.rate(), kGoalRefutationRate);
     std::printf("[ mutation ] %.1f s: lowering %.1f s, IR interpreter %.1f s, C compilation and runs %.1f s, validator "
                 "%.1f s\n",
                 run.seconds, run.lowering_seconds, run.interpreter_seconds, run.compiled_seconds,
@@ -547,9 +577,9 @@ TEST(Mutation, ValidatorNeverProvesAMutant) {
     const MutationRun &run = mutation_run();
     print_table(run);
     for (const std::string &f : run.baseline_failures) ADD_FAILURE() << f;
-    std::map<std::string, int> caught;  // per mutant: pipelines where it differs or races, or lowering rejects it
+    std::map<std::string, int> caught;  // per mutant: pipelines where it differs, races or stops at entry, or lowering rejects it
     for (const MutantResult &r : run.results) {
-        if (r.counted() || r.status == MutantResult::Status::RejectedByLowering) caught[r.mutant->name]++;
+        if (r.counted() || r.rejects_at_entry || r.status == MutantResult::Status::RejectedByLowering) caught[r.mutant->name]++;
         if (r.counted()) {
             EXPECT_NE(r.verdict, Verdict::Proved)
                 << "the validator proved the mutant " << r.mutant->name << " (" << r.mutant->description << ") of "
