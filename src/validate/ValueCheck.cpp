@@ -26,6 +26,9 @@ using namespace ir;
 
 namespace {
 
+/** The tag of a value's name (src/validate/Recurrence.h) for a cell no store wrote. */
+constexpr int kUnwritten = -2;
+
 /** Expressions of lowered code and of the algorithm as Z3 terms. Variables are constants
  * of their type's width; the pipeline's input buffers are uninterpreted functions of their
  * coordinates (int32 each); so are the Funcs the code computes into storage (`realized`):
@@ -102,9 +105,12 @@ public:
     /** The value named by `name` (its tag, then its coordinates: src/validate/Recurrence.h)
      * among Func f's values: tag -1 its final value at the point, the same uninterpreted
      * function as `realized`; tag j the value an iteration of definition j computes. */
-    z3::expr named(const FunctionData &f, const std::vector<z3::expr> &name) {
+    z3::expr named(const FunctionData &f, const std::vector<z3::expr> &name, const std::string &garbage = "") {
         const size_t n = f.args.size();
         z3::expr v = realized(f, std::vector<z3::expr>(name.begin() + 1, name.begin() + 1 + long(n)));
+        // Tag -2: a cell no store wrote; its content is any value.
+        if (!garbage.empty())
+            v = z3::ite(name[0] == c_.bv_val(kUnwritten, 32), c_.constant(("the content of " + garbage).c_str(), sort_of(f.type)), v);
         if (f.definitions.size() == 1) return v;
         for (size_t j = 0; j < f.definitions.size(); j++) {
             const Definition &d = f.definitions[j];
@@ -670,15 +676,29 @@ std::vector<const Call *> self_calls(const Expr &e, const FunctionData &f) {
     return find.found;
 }
 
-/** The output's final values: after the pipeline, each point of the output's window holds
- * the value of the algorithm's last iteration that writes it (checked where the output
- * Func has updates: a pure output's stores each write their own point's value, and
- * coverage says every point is written). The window is read by a statement after all
- * others, whose last writers say which stored value each point holds. */
-CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const PipelineArgument &out, const LoopNest &nest,
-                               Recurrences &recurrences, std::map<std::string, Type> &parameters) {
-    ctx.reset_operations();
+/** The output's window as read after the pipeline: a statement after all others that reads
+ * every point of the window, whose last writers say which stored value each point holds. */
+struct WindowRead {
     Statement reader;
+    Isl<isl_set> window;
+    std::vector<ReadSources> sources;
+
+    /** The instances of statement s that write the value a window point keeps. */
+    Isl<isl_set> kept_from(const Statement &s) const {
+        Isl<isl_set> kept = check(isl_set_empty(isl_set_get_space(s.domain.get())), "the kept values");
+        for (const ReadSources &rs : sources)
+            for (const Source &src : rs.sources)
+                if (src.writer == &s)
+                    kept = check(isl_set_union(kept.release(), isl_map_range(src.instances.copy())), "the kept values");
+        return kept;
+    }
+};
+
+std::unique_ptr<WindowRead> read_window(IslContext &ctx, const LoweredPipeline &p, const PipelineArgument &out,
+                                        const LoopNest &nest, std::map<std::string, Type> &parameters) {
+    ctx.reset_operations();
+    auto w = std::make_unique<WindowRead>();
+    Statement &reader = w->reader;
     reader.id = int(nest.statements.size());
     reader.positions = {1 << 20};
     const std::map<std::string, Expr> no_lets;
@@ -698,6 +718,19 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
     cells = check(isl_map_set_tuple_name(isl_map_intersect_domain(cells.release(), window.copy()), isl_dim_out, out.name.c_str()), "the cells");
     reader.domain = window;
     reader.reads.push_back({out.name, p.output->type, "the window", std::move(cells), ""});
+    w->window = std::move(window);
+    w->sources = last_writers(ctx, nest, reader);
+    return w;
+}
+
+/** The output's final values: after the pipeline, each point of the output's window holds
+ * the value of the algorithm's last iteration that writes it (checked where the output
+ * Func has updates: a pure output's stores each write their own point's value, and
+ * coverage says every point is written). */
+CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const PipelineArgument &out, const LoopNest &nest,
+                               Recurrences &recurrences, const WindowRead &read) {
+    ctx.reset_operations();
+    const Isl<isl_set> &window = read.window;
     const Recurrence &r = recurrences.of(*p.output);
     // { window[c] -> V[-1, c, 0 ...] }: the final value of the output at c.
     Isl<isl_map> at_point = check(isl_map_from_domain_and_range(
@@ -706,7 +739,7 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
     for (int k = 0; k < out.dimensions; k++) at_point = check(isl_map_equate(at_point.release(), isl_dim_in, k, isl_dim_out, k), "the window's points");
     at_point = check(isl_map_set_tuple_id(at_point.release(), isl_dim_out, Recurrence::func_id(ctx.get(), *p.output)), "the window's points");
     const Isl<isl_map> expected = check(isl_map_apply_range(at_point.release(), r.final_names().release()), "the final values");
-    for (const ReadSources &rs : last_writers(ctx, nest, reader)) {
+    for (const ReadSources &rs : read.sources) {
         if (!rs.unknown.empty()) throw Unsupported(rs.unknown);
         const Isl<isl_set> unwritten = check(isl_set_intersect_params(rs.unwritten.copy(), nest.context.copy()), "the unwritten points");
         if (isl_set_is_empty(unwritten.get()) != isl_bool_true)
@@ -742,6 +775,10 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         if (s.provenance) realized.insert(s.provenance->func.get());
     std::map<std::string, Type> parameters = nest.parameters;
     Recurrences recurrences(ctx, parameters);
+    std::unique_ptr<WindowRead> window;  // made when first needed
+    bool output_read = false;  // whether a statement reads the output buffer back
+    for (const Statement &s : nest.statements)
+        for (const Statement::Read &r : s.reads) output_read = output_read || r.buffer == out->name;
     // Unknown or Refuted, unless an assertion the context lacks may rule the example out.
     auto refute = [&](const std::string &why) -> CheckResult {
         if (!nest.unmodelled_assertions.empty())
@@ -771,6 +808,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         // inputs).
         Points points;
         std::string runs_other;
+        bool garbage = false;  // some load reads cells no store wrote
         try {
             ctx.reset_operations();
             const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
@@ -804,12 +842,18 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             }
             for (const ReadSources &r : last_writers(ctx, nest, s)) {
                 if (!r.unknown.empty()) throw Unsupported(r.unknown);
+                Isl<isl_set> unwritten;
                 if (r.unwritten) {
-                    const isl_bool none = isl_set_is_empty(r.unwritten.get());
-                    if (none != isl_bool_true)
-                        throw Unsupported("it reads cells of " + r.read->buffer +
-                                          " that no store wrote before (memory whose content the check does not follow)");
+                    unwritten = check(isl_set_intersect(r.unwritten.copy(), domain.copy()), "the unwritten reads");
+                    if (isl_set_is_empty(unwritten.get()) == isl_bool_true) unwritten = Isl<isl_set>();
                 }
+                // Reads of cells no store wrote (their content is any value) are followed
+                // where they can reach the window only through the store itself: a store to
+                // the output that nothing reads back. Its instances that write what the
+                // window keeps must then not depend on that content.
+                if (unwritten && (!to_output || output_read))
+                    throw Unsupported("it reads cells of " + r.read->buffer +
+                                      " that no store wrote before (memory whose content the check does not follow)");
                 Isl<isl_pw_multi_aff> read;
                 const FunctionData *from = nullptr;
                 for (const Source &src : r.sources) {
@@ -821,6 +865,21 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                                "the value read");
                     Isl<isl_pw_multi_aff> f = function_on(std::move(value), domain);
                     read = read ? check(isl_pw_multi_aff_union_add(read.release(), f.release()), "the values read") : std::move(f);
+                }
+                if (unwritten) {
+                    if (!from)
+                        for (const Statement &w : nest.statements)
+                            if (w.store->buffer == r.read->buffer && w.provenance) from = w.provenance->func.get();
+                    if (!from) throw Unsupported("it reads " + r.read->buffer + " where no store writes");
+                    const Isl<isl_map> names = recurrences.of(*from).final_names();
+                    Isl<isl_map> content = check(isl_map_from_domain_and_range(unwritten.copy(), isl_set_universe(isl_space_range(isl_map_get_space(names.get())))),
+                                                 "the unwritten reads");
+                    const int width = isl_map_dim(content.get(), isl_dim_out);
+                    for (int k = 0; k < width; k++)
+                        content = check(isl_map_fix_si(content.release(), isl_dim_out, unsigned(k), k == 0 ? kUnwritten : 0), "the unwritten reads");
+                    Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(content.release()), "the unwritten reads");
+                    read = read ? check(isl_pw_multi_aff_union_add(read.release(), f.release()), "the values read") : std::move(f);
+                    garbage = true;
                 }
                 if (!read) throw Unsupported("it reads " + r.read->buffer + " where no store writes");
                 points.add({Points::Part::Kind::Stored, r.read->key, from, r.read->buffer, r.read->type}, std::move(read));
@@ -897,9 +956,27 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             // arithmetic that found them. Each load from storage reads the value its last
             // writer stored, which (checked for that writer, by induction on the program
             // order) is the algorithm's value at the writer's point.
+            Isl<isl_set> kept;  // the instances that write what the window keeps
             for_each_piece(points.all, [&](Isl<isl_set> set, Isl<isl_multi_aff> ma) {
                 if (!refuted.empty()) return;
                 cases++;
+                // A piece reading a cell no store wrote matters only where the window keeps
+                // what the instance stores (elsewhere it is over-compute, which may hold
+                // anything: docs/semantics.md §11).
+                bool reads_garbage = false;
+                for (const Points::Part &part : points.parts) {
+                    if (part.kind != Points::Part::Kind::Stored) continue;
+                    Isl<isl_aff> tag(isl_multi_aff_get_at(ma.get(), int(part.first)));
+                    if (isl_aff_is_cst(tag.get()) != isl_bool_true) continue;
+                    Isl<isl_val> v(isl_aff_get_constant_val(tag.get()));
+                    reads_garbage = reads_garbage || isl_val_cmp_si(v.get(), kUnwritten) == 0;
+                }
+                if (reads_garbage) {
+                    if (!window) window = read_window(ctx, p, *out, nest, parameters);
+                    if (!kept) kept = window->kept_from(s);
+                    set = check(isl_set_intersect(set.release(), kept.copy()), "the kept values");
+                    if (isl_set_is_empty(set.get()) == isl_bool_true) return;
+                }
                 RelationFormula where(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
                     if (type == isl_dim_out) return dimension(k);
                     return parameter(isl_set_get_dim_id(set.get(), type, k));
@@ -933,7 +1010,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     }
                     case Points::Part::Kind::Cell: cell = plus_min(coordinates(part), part.buffer); break;
                     case Points::Part::Kind::Stored: {
-                        const z3::expr v = enc.named(*part.func, coordinates(part));
+                        const z3::expr v = enc.named(*part.func, coordinates(part), part.key);
                         if (!z3::eq(v.get_sort(), enc.sort_of(part.type)))
                             throw Unsupported("the value read from " + part.buffer + " has another type than its writer stored");
                         enc.set_load(part.key, v);
@@ -964,9 +1041,12 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 switch (solver.check()) {
                 case z3::unsat: break;
                 case z3::sat: {
-                    const std::string found = what + " stores, for " + model_values(solver.get_model(), enc.variables()) +
-                                              ", another value than the algorithm defines at its point" +
-                                              (to_output ? ", or into another point's cell" : "");
+                    const std::string found =
+                        reads_garbage ? what + " stores, for " + model_values(solver.get_model(), enc.variables()) +
+                                            ", a value that depends on memory no store wrote before, where the output keeps it"
+                                      : what + " stores, for " + model_values(solver.get_model(), enc.variables()) +
+                                            ", another value than the algorithm defines at its point" +
+                                            (to_output ? ", or into another point's cell" : "");
                     if (weakened > 0)
                         throw Unsupported(found + ", unless one of the " + std::to_string(weakened) +
                                           " entry assertion(s) the solver was not given rules it out");
@@ -994,7 +1074,8 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     std::string final_values;
     if (p.output->definitions.size() > 1) {
         try {
-            const CheckResult r = check_final_values(ctx, p, *out, nest, recurrences, parameters);
+            if (!window) window = read_window(ctx, p, *out, nest, parameters);
+            const CheckResult r = check_final_values(ctx, p, *out, nest, recurrences, *window);
             if (r.verdict == Verdict::Refuted) return refute(r.detail);
             final_values = ", and the output holds its final values";
         } catch (const Unsupported &u) {
