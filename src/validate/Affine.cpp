@@ -40,8 +40,8 @@ bool is_zero(const Expr &e) {
 
 Affine::Affine(isl_ctx *ctx, const std::string &tuple, const std::vector<std::string> &dims, int lane_dim,
                const std::map<std::string, Expr> &lets, std::map<std::string, Type> &parameters,
-               const std::map<std::string, FusedLoop> &fused)
-    : ctx_(ctx), dims_(dims), lane_dim_(lane_dim), lets_(lets), parameters_(parameters), fused_(fused) {
+               const std::map<std::string, FusedLoop> &fused, Products *products)
+    : ctx_(ctx), dims_(dims), lane_dim_(lane_dim), lets_(lets), parameters_(parameters), fused_(fused), products_(products) {
     isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims.size()));
     for (size_t i = 0; i < dims.size(); i++)
         s = isl_space_set_dim_id(s, isl_dim_set, unsigned(i), isl_id_alloc(ctx, dims[i].c_str(), nullptr));
@@ -87,8 +87,13 @@ Isl<isl_pw_aff> Affine::expr(const Expr &e) {
     case ExprKind::Mul: {
         const Mul *m = as<Mul>(e);
         Isl<isl_pw_aff> a = expr(m->a), b = expr(m->b);
-        if (isl_pw_aff_is_cst(a.get()) != isl_bool_true && isl_pw_aff_is_cst(b.get()) != isl_bool_true)
+        if (isl_pw_aff_is_cst(a.get()) != isl_bool_true && isl_pw_aff_is_cst(b.get()) != isl_bool_true) {
+            const unsigned n = unsigned(dims_.size());
+            if (products_ && isl_pw_aff_involves_dims(a.get(), isl_dim_in, 0, n) == isl_bool_false &&
+                isl_pw_aff_involves_dims(b.get(), isl_dim_in, 0, n) == isl_bool_false)
+                return product(e, std::move(a), std::move(b));
             throw Unsupported("the product " + to_string(e) + " is not affine");
+        }
         return pieces(check(isl_pw_aff_mul(a.release(), b.release()), "a product"), e);
     }
     case ExprKind::Div:
@@ -141,6 +146,79 @@ Isl<isl_pw_aff> Affine::expr(const Expr &e) {
         throw Unsupported("the value " + to_string(e) + " is read from memory (a data-dependent index)");
     default: throw Unsupported("the expression " + to_string(e) + " is not affine");
     }
+}
+
+Isl<isl_pw_aff> Affine::product(const Expr &e, Isl<isl_pw_aff> a, Isl<isl_pw_aff> b) {
+    const Expr value = expand_lets(e, lets_);
+    const std::string name = "(" + to_string(value) + ")";
+    parameters_.emplace(name, e.type().element_of());
+    Isl<isl_pw_aff> p = check(isl_pw_aff_param_on_domain_id(universe().release(), isl_id_alloc(ctx_, name.c_str(), nullptr)),
+                              "a product");
+    if (products_->exprs.emplace(name, value).second) {
+        products_->factors.emplace(name, std::make_pair(check(isl_pw_aff_project_domain_on_params(a.copy()), "a factor"),
+                                                        check(isl_pw_aff_project_domain_on_params(b.copy()), "a factor")));
+        // What the signs of a and b say of their product p (integers, no overflow).
+        auto cmp = [&](isl_set *(*op)(isl_pw_aff *, isl_pw_aff *), const Isl<isl_pw_aff> &x, const Isl<isl_pw_aff> &y) {
+            return check(op(x.copy(), y.copy()), "a product's facts");
+        };
+        auto all = [&](std::initializer_list<Isl<isl_set>> sets) {
+            Isl<isl_set> r = universe();
+            for (const Isl<isl_set> &x : sets) r = check(isl_set_intersect(r.release(), x.copy()), "a product's facts");
+            return r;
+        };
+        const Isl<isl_pw_aff> zero = constant(0), one = constant(1), minus_one = constant(-1);
+        const Isl<isl_pw_aff> na = check(isl_pw_aff_neg(a.copy()), "a product"), nb = check(isl_pw_aff_neg(b.copy()), "a product");
+        Isl<isl_set> facts = all({cmp(isl_pw_aff_ge_set, a, one), cmp(isl_pw_aff_ge_set, b, one), cmp(isl_pw_aff_ge_set, p, a),
+                                  cmp(isl_pw_aff_ge_set, p, b)});
+        for (const Isl<isl_set> &c : {all({cmp(isl_pw_aff_le_set, a, minus_one), cmp(isl_pw_aff_le_set, b, minus_one),
+                                           cmp(isl_pw_aff_ge_set, p, na), cmp(isl_pw_aff_ge_set, p, nb)}),
+                                      all({cmp(isl_pw_aff_eq_set, a, zero), cmp(isl_pw_aff_eq_set, p, zero)}),
+                                      all({cmp(isl_pw_aff_eq_set, b, zero), cmp(isl_pw_aff_eq_set, p, zero)}),
+                                      all({cmp(isl_pw_aff_ge_set, a, one), cmp(isl_pw_aff_le_set, b, minus_one),
+                                           cmp(isl_pw_aff_le_set, p, na), cmp(isl_pw_aff_le_set, p, b)}),
+                                      all({cmp(isl_pw_aff_le_set, a, minus_one), cmp(isl_pw_aff_ge_set, b, one),
+                                           cmp(isl_pw_aff_le_set, p, a), cmp(isl_pw_aff_le_set, p, nb)})})
+            facts = check(isl_set_union(facts.release(), c.copy()), "a product's facts");
+        Isl<isl_set> params = check(isl_set_params(isl_set_coalesce(facts.release())), "a product's facts");
+        products_->facts = products_->facts ? check(isl_set_intersect(products_->facts.release(), params.release()), "a product's facts")
+                                            : std::move(params);
+    }
+    return p;
+}
+
+bool Products::realizable(const Isl<isl_set> &params) const {
+    // A sample of the other parameters (the products projected out), then the products
+    // they give.
+    Isl<isl_set> others = params;
+    for (const auto &entry : factors) {
+        const int k = isl_set_find_dim_by_name(others.get(), isl_dim_param, entry.first.c_str());
+        if (k >= 0) others = Isl<isl_set>(isl_set_project_out(others.release(), isl_dim_param, unsigned(k), 1));
+        if (!others) return false;
+    }
+    Isl<isl_point> sample(isl_set_sample_point(others.copy()));
+    if (!sample || isl_point_is_void(sample.get()) != isl_bool_false) return false;
+    Isl<isl_set> fixed = params;
+    isl_ctx *ctx = isl_set_get_ctx(params.get());
+    auto value = [&](const Isl<isl_pw_aff> &f) -> Isl<isl_val> {
+        isl_pw_aff *aligned = isl_pw_aff_align_params(f.copy(), isl_point_get_space(sample.get()));
+        return Isl<isl_val>(isl_pw_aff_eval(aligned, isl_point_copy(sample.get())));
+    };
+    auto equal_to = [&](Isl<isl_pw_aff> f, const Isl<isl_val> &v) {
+        Isl<isl_pw_aff> c(isl_pw_aff_val_on_domain(isl_set_universe(isl_pw_aff_get_domain_space(f.get())), v.copy()));
+        return Isl<isl_set>(isl_pw_aff_eq_set(f.release(), c.release()));
+    };
+    for (const auto &[name, ab] : factors) {
+        Isl<isl_val> va = value(ab.first), vb = value(ab.second);
+        if (!va || !vb || isl_val_is_int(va.get()) != isl_bool_true || isl_val_is_int(vb.get()) != isl_bool_true) return false;
+        Isl<isl_val> product(isl_val_mul(va.copy(), vb.copy()));
+        Isl<isl_pw_aff> p(isl_pw_aff_param_on_domain_id(isl_set_universe(isl_set_get_space(params.get())), isl_id_alloc(ctx, name.c_str(), nullptr)));
+        for (Isl<isl_set> c : {equal_to(ab.first, va), equal_to(ab.second, vb), equal_to(std::move(p), product)}) {
+            if (!c) return false;
+            fixed = Isl<isl_set>(isl_set_intersect(fixed.release(), c.release()));
+            if (!fixed) return false;
+        }
+    }
+    return isl_set_is_empty(fixed.get()) == isl_bool_false;
 }
 
 bool Affine::same_value(const Expr &a, const Expr &b) {

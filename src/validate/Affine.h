@@ -28,17 +28,34 @@ Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const s
 /** Whether e is the integer constant 0. */
 bool is_zero(const Expr &e);
 
+/** Products of two parameters (a fused loop's extent: tiles across times tiles down), which
+ * are not affine: each becomes a parameter of its own, named by the product and known by
+ * what the signs of its factors say of it (a product of two positive integers is at least
+ * each of them, ...). The value check's solver is given the product itself. */
+struct Products {
+    std::map<std::string, Expr> exprs;  // parameter name -> the product, lets expanded
+    /** Parameter name -> its two factors, as functions of the other parameters. */
+    std::map<std::string, std::pair<Isl<isl_pw_aff>, Isl<isl_pw_aff>>> factors;
+    Isl<isl_set> facts;                  // over the parameters; null if none
+
+    /** Whether `params` (a set of parameter values where each product is a parameter)
+     * holds a point where every product parameter is its factors' product: a sample, with
+     * the factors' values there fixed and the products set to their products. False when
+     * that sample fails, which does not mean that no such point exists. */
+    bool realizable(const Isl<isl_set> &params) const;
+};
+
 /** Expressions and conditions as isl piecewise affine functions and sets over one tuple's
  * dimensions (a statement's loops, or an algorithm's iteration). Variables that are not
  * dimensions or lets are parameters (buffer fields, Params, and the lets' own free
- * variables), recorded with their types in `parameters`. What is not affine (a product of
- * two variables, a division by a variable, a value read from memory, a call) throws
- * Unsupported. */
+ * variables), recorded with their types in `parameters`; given `products`, a product of
+ * two parameters is one too. What is not affine (another product of two variables, a
+ * division by a variable, a value read from memory, a call) throws Unsupported. */
 class Affine {
 public:
     Affine(isl_ctx *ctx, const std::string &tuple, const std::vector<std::string> &dims, int lane_dim,
            const std::map<std::string, Expr> &lets, std::map<std::string, Type> &parameters,
-           const std::map<std::string, FusedLoop> &fused = {});
+           const std::map<std::string, FusedLoop> &fused = {}, Products *products = nullptr);
 
     /** The tuple's space as a set of all its points. */
     Isl<isl_set> universe() const;
@@ -65,6 +82,7 @@ private:
     int dim_index(const std::string &name) const;
 
     Isl<isl_pw_aff> variable(const std::string &name, Type type);
+    Isl<isl_pw_aff> product(const Expr &e, Isl<isl_pw_aff> a, Isl<isl_pw_aff> b);
 
     isl_ctx *ctx_;
     std::vector<std::string> dims_;
@@ -72,6 +90,7 @@ private:
     const std::map<std::string, Expr> &lets_;
     std::map<std::string, Type> &parameters_;
     std::map<std::string, FusedLoop> fused_;
+    Products *products_;
     Isl<isl_space> space_;
     std::map<std::string, Isl<isl_pw_aff>> memo_;
 };

@@ -235,7 +235,7 @@ private:
         nest_.entry_assertions.push_back(expand_lets(a->condition, lets_));
         ctx_.reset_operations();
         try {
-            Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters);
+            Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters, {}, &nest_.products);
             Isl<isl_set> c = affine.condition(a->condition);
             Isl<isl_set> context = check(isl_set_coalesce(isl_set_intersect(nest_.context.copy(), isl_set_params(c.release()))),
                                          "the context");
@@ -272,7 +272,7 @@ private:
         }
         try {
             if (!s->provenance) throw Unsupported("the store to " + s->buffer + " has no provenance annotation");
-            Affine affine(ctx_.get(), tuple, st.dims, lane_dim, lets_, nest_.parameters, fused_);
+            Affine affine(ctx_.get(), tuple, st.dims, lane_dim, lets_, nest_.parameters, fused_, &nest_.products);
             Isl<isl_set> domain = affine.universe();
             if (lanes > 1) {
                 Isl<isl_pw_aff> lane = affine.dim(lane_dim);
@@ -582,6 +582,14 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
     // unbounded: their ranges do not fit isl's small integers here, and nothing is lost
     // for the int32 coordinates the statements compute with). A range the operation limit
     // keeps out leaves the context weaker, never wrong.
+    if (nest.products.facts) {
+        ctx.reset_operations();
+        try {
+            nest.context = check(isl_set_intersect(nest.context.copy(), nest.products.facts.copy()), "the context");
+        } catch (const Unsupported &) {
+            nest.unmodelled_assertions.push_back("the signs of products of parameters (the operation limit was reached)");
+        }
+    }
     for (const auto &[name, type] : nest.parameters) {
         if (type.bits > 32) continue;
         ctx.reset_operations();

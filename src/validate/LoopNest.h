@@ -107,6 +107,9 @@ struct LoopNest {
     /** The parameters the statements use, with their types: the context bounds each by
      * its type's range. */
     std::map<std::string, Type> parameters;
+    /** The products of parameters among them (src/validate/Affine.h); the context holds
+     * their facts. */
+    Products products;
     /** The assertions checked before any loop, lets expanded (the value check's
      * hypotheses). */
     std::vector<Expr> entry_assertions;

@@ -135,7 +135,13 @@ std::string context_problem(const LoweredPipeline &p, const StructureOptions &op
     }
     ctx.reset_operations();
     const isl_bool empty = isl_set_is_empty(nest.context.get());
-    if (empty == isl_bool_false) return "";
+    if (empty == isl_bool_false) {
+        // Products of parameters are parameters of their own there, known only by their
+        // signs: a run exists if one such point has every product right.
+        if (nest.products.exprs.empty() || nest.products.realizable(nest.context)) return "";
+        return "whether any run satisfies the entry checks and the assumptions is not decided: they multiply parameters (" +
+               nest.products.exprs.begin()->first + ")";
+    }
     if (empty == isl_bool_error)
         return "whether any run satisfies the entry checks and the assumptions could not be decided: the operation limit was reached";
     return assumptions.empty() ? "no run satisfies the code's entry checks: every run of the pipeline fails at entry"

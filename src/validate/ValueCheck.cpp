@@ -947,6 +947,8 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             auto parameter = [&](isl_id *id) {
                 const std::string n = isl_id_get_name(id);
                 isl_id_free(id);
+                if (auto product = nest.products.exprs.find(n); product != nest.products.exprs.end())
+                    return enc.wide(enc.code(product->second), product->second.type());
                 auto it = nest.parameters.find(n);
                 if (it == nest.parameters.end()) throw Unsupported("the parameter " + n + " has no type");
                 return enc.variable64(n, it->second);
