@@ -51,6 +51,25 @@ z3::expr SmtScalars::binary(ExprKind op, Type t, const z3::expr &a, const z3::ex
     case ExprKind::Mul: return a * b;
     case ExprKind::Div:
     case ExprKind::Mod: {
+        // By a positive constant (tile and vector sizes): a shift and a mask for a power of
+        // two, an unsigned division of a or of its complement otherwise (floor(a / d) =
+        // ~(~a / d) for a < 0), which the solver takes far better than the general case.
+        if (b.is_numeral() && n <= 64) {
+            const uint64_t bits = b.get_numeral_uint64();
+            const int64_t d = s && n < 64 ? int64_t(bits << (64 - n)) >> (64 - n) : int64_t(bits);
+            if (d > 0 && (s || bits <= (uint64_t(1) << 62))) {
+                if ((d & (d - 1)) == 0) {
+                    unsigned k = 0;
+                    while ((int64_t(1) << k) < d) k++;
+                    if (op == ExprKind::Mod) return a & c_.bv_val(uint64_t(d - 1), n);
+                    const z3::expr shift = c_.bv_val(k, n);
+                    return s ? z3::ashr(a, shift) : z3::lshr(a, shift);
+                }
+                if (!s) return op == ExprKind::Div ? z3::udiv(a, b) : z3::urem(a, b);
+                const z3::expr q = z3::ite(a < zero, ~z3::udiv(~a, b), z3::udiv(a, b));
+                return op == ExprKind::Div ? q : a - q * b;
+            }
+        }
         if (!s) return z3::ite(b == zero, zero, op == ExprKind::Div ? z3::udiv(a, b) : z3::urem(a, b));
         // Euclidean, computed exactly in n + 1 bits (where |MIN| and a - r have values):
         // the truncated remainder (the sign of a) plus |b| where it is negative, and the

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -660,6 +661,165 @@ std::string describe_sample(const Isl<isl_set> &set) {
     return text;
 }
 
+/** Two terms as the same operations on operands of which some differ: the equalities of
+ * those operands (integers and bools without uninterpreted functions in them) that make
+ * the terms equal, by congruence. An operand of an uninterpreted function (the point of
+ * an input or a Func) is a coordinate. */
+class Congruence {
+public:
+    explicit Congruence(z3::context &c) : obligations(c) {}
+
+    /** Whether a and b are the same operations down to operands that `obligations` (added
+     * to) equate; false if they differ where no such equality is enough. */
+    bool unify(const z3::expr &a, const z3::expr &b, bool coordinate = false) {
+        if (z3::eq(a, b)) return true;
+        if (a.is_app() && b.is_app() && a.num_args() == b.num_args() && a.num_args() > 0 &&
+            Z3_is_eq_func_decl(a.ctx(), a.decl(), b.decl())) {
+            const bool point = a.decl().decl_kind() == Z3_OP_UNINTERPRETED;
+            for (unsigned i = 0; i < a.num_args(); i++)
+                if (!unify(a.arg(i), b.arg(i), coordinate || point)) return false;
+            return true;
+        }
+        if ((a.is_bv() || a.is_bool()) && z3::eq(a.get_sort(), b.get_sort()) && !uninterpreted(a) && !uninterpreted(b)) {
+            obligations.push_back(a == b);
+            coordinates.push_back(coordinate);
+            return true;
+        }
+        return false;
+    }
+
+    z3::expr_vector obligations;
+    std::vector<bool> coordinates;  // per obligation: between coordinates
+
+private:
+    bool uninterpreted(const z3::expr &e) {
+        auto it = seen_.find(e.id());
+        if (it != seen_.end()) return it->second;
+        bool found = e.is_app() && e.decl().decl_kind() == Z3_OP_UNINTERPRETED && e.num_args() > 0;
+        for (unsigned i = 0; !found && e.is_app() && i < e.num_args(); i++) found = uninterpreted(e.arg(i));
+        seen_.emplace(e.id(), found);
+        return found;
+    }
+    std::map<unsigned, bool> seen_;
+};
+
+/** Bit-vector terms of coordinate arithmetic as terms over the integers: exact where no
+ * operation wraps, which is what lowering guarantees for coordinates and the pipeline
+ * checks at entry (docs/semantics.md §11), as the loop nest model assumes. Sums,
+ * differences, products by constants, signed comparisons, selects, extensions and
+ * truncations, and divisions and remainders by positive constants (Euclidean); anything
+ * else (an unsigned comparison, a product of two variables) has no integer view. The
+ * solver decides linear integer arithmetic far better than wide bit-vector arithmetic. */
+class IntegerView {
+public:
+    explicit IntegerView(z3::context &c) : c_(c) {}
+
+    /** The integer view of e, or nothing. */
+    std::optional<z3::expr> of(const z3::expr &e) {
+        if (auto it = memo_.find(e.id()); it != memo_.end()) return it->second;
+        std::optional<z3::expr> r = translate(e);
+        memo_.emplace(e.id(), r);
+        return r;
+    }
+
+private:
+    std::optional<z3::expr> translate(const z3::expr &e) {
+        if (!e.is_app()) return std::nullopt;
+        const Z3_decl_kind k = e.decl().decl_kind();
+        if (e.is_bv() && e.is_numeral()) {
+            const unsigned n = e.get_sort().bv_size();
+            if (n > 64) return std::nullopt;
+            const uint64_t bits = e.get_numeral_uint64();
+            const int64_t v = n == 64 ? int64_t(bits) : int64_t(bits << (64 - n)) >> (64 - n);
+            return c_.int_val(v);
+        }
+        if (k == Z3_OP_UNINTERPRETED && e.num_args() == 0) {
+            if (e.is_bool()) return e;
+            if (!e.is_bv()) return std::nullopt;
+            return c_.int_const(("integer " + e.decl().name().str()).c_str());
+        }
+        if (k == Z3_OP_TRUE || k == Z3_OP_FALSE) return e;
+        std::vector<z3::expr> args;
+        for (unsigned i = 0; i < e.num_args(); i++) {
+            std::optional<z3::expr> a = of(e.arg(i));
+            if (!a) return std::nullopt;
+            args.push_back(*a);
+        }
+        // Integer operations need integer operands; a bit-vector wider than 64 bits, or
+        // anything else, has no view.
+        const bool arithmetic = k == Z3_OP_BADD || k == Z3_OP_BSUB || k == Z3_OP_BNEG || k == Z3_OP_BMUL ||
+                                k == Z3_OP_BASHR || k == Z3_OP_BAND || k == Z3_OP_SIGN_EXT || k == Z3_OP_EXTRACT ||
+                                k == Z3_OP_SLT || k == Z3_OP_SLEQ || k == Z3_OP_SGT || k == Z3_OP_SGEQ;
+        for (const z3::expr &a : args)
+            if (arithmetic && !a.is_int()) return std::nullopt;
+        if ((k == Z3_OP_EQ || k == Z3_OP_DISTINCT) && !z3::eq(args[0].get_sort(), args[1].get_sort())) return std::nullopt;
+        if (k == Z3_OP_ITE && !z3::eq(args[1].get_sort(), args[2].get_sort())) return std::nullopt;
+        auto constant = [&](unsigned i) -> std::optional<int64_t> {
+            if (!e.arg(i).is_numeral()) return std::nullopt;
+            int64_t v = 0;
+            if (!args[i].is_numeral_i64(v)) return std::nullopt;
+            return v;
+        };
+        switch (k) {
+        case Z3_OP_BADD: {
+            z3::expr r = args[0];
+            for (size_t i = 1; i < args.size(); i++) r = r + args[i];
+            return r;
+        }
+        case Z3_OP_BSUB: return args[0] - args[1];
+        case Z3_OP_BNEG: return -args[0];
+        case Z3_OP_BMUL: {
+            int constants = 0;
+            z3::expr r = args[0];
+            for (size_t i = 0; i < args.size(); i++) constants += e.arg(unsigned(i)).is_numeral();
+            if (constants + 1 < int(args.size())) return std::nullopt;  // a product of variables
+            for (size_t i = 1; i < args.size(); i++) r = r * args[i];
+            return r;
+        }
+        case Z3_OP_BSDIV:
+        case Z3_OP_BSDIV_I:
+        case Z3_OP_BASHR: {
+            std::optional<int64_t> d = constant(1);
+            if (!d) return std::nullopt;
+            const int64_t divisor = k == Z3_OP_BASHR ? (*d >= 0 && *d < 62 ? int64_t(1) << *d : 0) : *d;
+            // bvsdiv truncates; floor division equals it only for a non-negative dividend:
+            // only the shift (a floor division) is taken.
+            if (k != Z3_OP_BASHR || divisor <= 0) return std::nullopt;
+            return args[0] / c_.int_val(divisor);  // Z3's integer division floors for a positive divisor
+        }
+        case Z3_OP_BAND: {
+            std::optional<int64_t> m = constant(1);
+            if (!m || *m < 0 || ((*m + 1) & *m) != 0) return std::nullopt;
+            return z3::mod(args[0], c_.int_val(*m + 1));
+        }
+        case Z3_OP_SIGN_EXT:
+        case Z3_OP_EXTRACT: return args[0];  // no wrap-around: the value itself
+        case Z3_OP_ITE: return z3::ite(args[0], args[1], args[2]);
+        case Z3_OP_EQ: return args[0] == args[1];
+        case Z3_OP_DISTINCT: return args[0] != args[1];
+        case Z3_OP_SLT: return args[0] < args[1];
+        case Z3_OP_SLEQ: return args[0] <= args[1];
+        case Z3_OP_SGT: return args[0] > args[1];
+        case Z3_OP_SGEQ: return args[0] >= args[1];
+        case Z3_OP_NOT: return !args[0];
+        case Z3_OP_AND: {
+            z3::expr_vector v(c_);
+            for (const z3::expr &a : args) v.push_back(a);
+            return z3::mk_and(v);
+        }
+        case Z3_OP_OR: {
+            z3::expr_vector v(c_);
+            for (const z3::expr &a : args) v.push_back(a);
+            return z3::mk_or(v);
+        }
+        default: return std::nullopt;
+        }
+    }
+
+    z3::context &c_;
+    std::map<unsigned, std::optional<z3::expr>> memo_;
+};
+
 /** The calls of Func f itself in e (the self-calls of an update's value). */
 std::vector<const Call *> self_calls(const Expr &e, const FunctionData &f) {
     struct Find : IRVisitor {
@@ -807,11 +967,13 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         // from (the value its last writer stored, for storage the code writes; the cell, for
         // inputs).
         Points points;
+        Isl<isl_set> instances;  // the domain, under the context
         std::string runs_other;
         bool garbage = false;  // some load reads cells no store wrote
         try {
             ctx.reset_operations();
             const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
+            instances = domain;
             if (isl_set_is_empty(domain.get()) == isl_bool_true) {
                 checked++;  // no instance runs (a part of a partitioned loop the context rules out)
                 continue;
@@ -892,7 +1054,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 bool input = false;
                 for (const PipelineArgument &a : p.args)
                     input = input || (a.name == r.buffer && a.kind == PipelineArgument::Kind::InputBuffer);
-                if (!input || !r.cells) continue;
+                if (!input || !r.cells || isl_map_n_basic_map(r.cells.get()) > 12) continue;
                 Isl<isl_pw_multi_aff> f = function_on(r.cells, domain);
                 if (isl_pw_multi_aff_n_piece(f.get()) <= 4)
                     points.add({Points::Part::Kind::Input, r.key, nullptr, r.buffer, r.type}, std::move(f));
@@ -933,12 +1095,23 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             // inner loop (the dimensions the polyhedra use).
             std::map<std::string, Type> scratch = nest.parameters;
             const std::map<std::string, Expr> no_lets;
-            Affine params(ctx.get(), "parameters", {}, -1, no_lets, scratch);
-            enc.set_fused(s.fused, [&](const Expr &a, const Expr &b) { return params.same_value(a, b); });
+            Affine parameter_values(ctx.get(), "parameters", {}, -1, no_lets, scratch);
+            enc.set_fused(s.fused, [&](const Expr &a, const Expr &b) { return parameter_values.same_value(a, b); });
             for (const Statement::Fused &f : s.fused)
                 solver.add(enc.code(Variable::make(f.type, f.var)) ==
                            enc.code(Variable::make(f.type, f.outer)) * enc.code(f.inner_extent) +
                                enc.code(Variable::make(f.type, f.inner)));
+            // A solver with only the piece's own constraints (which isl derived from all the
+            // hypotheses), for the congruence obligations: far fewer terms to reason about.
+            z3::solver light(c);
+            light.set(params);
+            IntegerView integers(c);
+            z3::solver integer_solver(c);
+            integer_solver.set(params);
+            if (lanes > 1) {
+                const z3::expr lane = c.bv_const(kLane, 64);
+                light.add(z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64)));
+            }
             // The statement's dimensions and the parameters as 64-bit terms.
             auto dimension = [&](unsigned k) {
                 if (lanes > 1 && k + 1 == s.dims.size()) return c.bv_const(kLane, 64);
@@ -1032,6 +1205,63 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 solver.push();
                 solver.add(where.of(Isl<isl_map>(isl_map_from_range(set.copy()))));
                 solver.add(affine.constraints());
+                // First by congruence: where the stored and the defined values are the same
+                // operations on the same loads, inputs and Funcs, it is enough that the
+                // integer operands where they differ (coordinates, mostly) are equal: a
+                // query without uninterpreted functions, far easier for the solver.
+                {
+                    Congruence congruence(c);
+                    bool matched = congruence.unify(stored, defined);
+                    for (size_t k = 0; matched && k < cell.size() && k < point.size(); k++) matched = congruence.unify(cell[k], point[k]);
+                    // One obligation at a time, each a small question under the piece's
+                    // constraints alone (coordinates over the integers first); where one
+                    // is not proved so, the whole question goes to the solver with every
+                    // hypothesis.
+                    const bool pushed = matched && congruence.obligations.size() > 0;
+                    bool piece_integers = false;
+                    if (pushed) {
+                        // The piece within the domain (its constraints were simplified
+                        // against the domain, which the other solver has as the code's
+                        // conditions).
+                        Isl<isl_set> exact = check(isl_set_intersect(set.copy(), instances.copy()), "a piece");
+                        RelationFormula within(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
+                            if (type == isl_dim_out) return dimension(k);
+                            return parameter(isl_set_get_dim_id(exact.get(), type, k));
+                        });
+                        const z3::expr hypotheses = within.of(Isl<isl_map>(isl_map_from_range(exact.copy()))) && affine.constraints();
+                        light.push();
+                        light.add(hypotheses);
+                        // The same hypotheses over the integers, for coordinates.
+                        if (std::optional<z3::expr> h = integers.of(hypotheses)) {
+                            integer_solver.push();
+                            integer_solver.add(*h);
+                            piece_integers = true;
+                        }
+                    }
+                    for (unsigned k = 0; matched && k < congruence.obligations.size(); k++) {
+                        const z3::expr &obligation = congruence.obligations[int(k)];
+                        if (congruence.coordinates[k] && piece_integers) {
+                            if (std::optional<z3::expr> goal = integers.of(obligation)) {
+                                integer_solver.push();
+                                integer_solver.add(!*goal);
+                                const z3::check_result r = integer_solver.check();
+                                integer_solver.pop();
+                                if (r == z3::unsat) continue;
+                            }
+                        }
+                        light.push();
+                        light.add(!obligation);
+                        const z3::check_result r = light.check();
+                        light.pop();
+                        matched = r == z3::unsat;
+                    }
+                    if (pushed) light.pop();
+                    if (piece_integers) integer_solver.pop();
+                    if (matched) {
+                        solver.pop();
+                        return;
+                    }
+                }
                 solver.add(wrong);
                 if (const char *dir = std::getenv("TESSERA_VALIDATE_DUMP")) {
                     const std::string file = std::string(dir) + "/" + p.name + "-S" + std::to_string(s.id) + "-" + std::to_string(cases) + ".smt2";
