@@ -694,13 +694,13 @@ public:
 private:
     bool uninterpreted(const z3::expr &e) {
         auto it = seen_.find(e.id());
-        if (it != seen_.end()) return it->second;
+        if (it != seen_.end()) return it->second.second;
         bool found = e.is_app() && e.decl().decl_kind() == Z3_OP_UNINTERPRETED && e.num_args() > 0;
         for (unsigned i = 0; !found && e.is_app() && i < e.num_args(); i++) found = uninterpreted(e.arg(i));
-        seen_.emplace(e.id(), found);
+        seen_.emplace(e.id(), std::make_pair(e, found));  // e kept alive: its id is not reused
         return found;
     }
-    std::map<unsigned, bool> seen_;
+    std::map<unsigned, std::pair<z3::expr, bool>> seen_;
 };
 
 /** Bit-vector terms of coordinate arithmetic as terms over the integers: exact where no
@@ -716,9 +716,9 @@ public:
 
     /** The integer view of e, or nothing. */
     std::optional<z3::expr> of(const z3::expr &e) {
-        if (auto it = memo_.find(e.id()); it != memo_.end()) return it->second;
+        if (auto it = memo_.find(e.id()); it != memo_.end()) return it->second.second;
         std::optional<z3::expr> r = translate(e);
-        memo_.emplace(e.id(), r);
+        memo_.emplace(e.id(), std::make_pair(e, r));  // e kept alive: its id is not reused
         return r;
     }
 
@@ -817,7 +817,7 @@ private:
     }
 
     z3::context &c_;
-    std::map<unsigned, std::optional<z3::expr>> memo_;
+    std::map<unsigned, std::pair<z3::expr, std::optional<z3::expr>>> memo_;
 };
 
 /** The calls of Func f itself in e (the self-calls of an update's value). */
