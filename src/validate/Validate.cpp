@@ -138,7 +138,11 @@ std::string context_problem(const LoweredPipeline &p, const StructureOptions &op
     if (empty == isl_bool_false) {
         // Products of parameters are parameters of their own there, known only by their
         // signs: a run exists if one such point has every product right.
-        if (nest.products.exprs.empty() || nest.products.realizable(nest.context)) return "";
+        if (nest.products.exprs.empty()) return "";
+        ctx.reset_operations();
+        if (nest.products.realizable(nest.context)) return "";
+        if (ctx.exhausted())
+            return "whether any run satisfies the entry checks and the assumptions could not be decided: the operation limit was reached";
         return "whether any run satisfies the entry checks and the assumptions is not decided: they multiply parameters (" +
                nest.products.exprs.begin()->first + ")";
     }
