@@ -43,8 +43,9 @@ test: deps
 	$(MAKE) --no-print-directory build
 	ctest --preset $(PRESET)
 
-# Benchmarks (not tests): compile time per pipeline, and Tessera side by side with Halide 14
-# where it is installed (scripts/install-deps.sh --peers); see bench/README.md.
+# Benchmarks (not tests): compile time per pipeline, Tessera side by side with Halide 14
+# where it is installed (scripts/install-deps.sh --peers), and the translation validator's
+# evaluation (docs/validation.md); see bench/README.md.
 bench: deps
 	$(MAKE) --no-print-directory build
 	cmake --build --preset $(PRESET) --target bench
@@ -53,6 +54,9 @@ bench: deps
 	  ./$(BUILD_DIR)/bench/tessera_bench_side_by_side; \
 	else \
 	  echo "side_by_side: not built (Halide 14 is missing: scripts/install-deps.sh --peers)"; \
+	fi
+	if [ -x ./$(BUILD_DIR)/bench/tessera_bench_validation ]; then \
+	  ./$(BUILD_DIR)/bench/tessera_bench_validation apps; \
 	fi
 
 clean:
