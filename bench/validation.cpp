@@ -6,7 +6,7 @@
 // every size its entry checks allow (the inputs and the output are symbolic); the table
 // gives the verdict, the time and, for Unknown, the first reason.
 //
-//   build/bench/tessera_bench_validation [apps-directory]
+//   build/bench/tessera_bench_validation [apps-directory [name]]
 
 #include <chrono>
 #include <cstdio>
@@ -131,6 +131,7 @@ std::string first_reason(const ValidationReport &r) {
 
 int main(int argc, char **argv) {
     const std::string apps = argc > 1 ? argv[1] : "apps";
+    const std::string only = argc > 2 ? argv[2] : "";  // run the pipelines whose name contains it
     std::vector<Case> cases = {
         {"sdot", "sdot", "batched dot products, the reduction split by 8", [] { return validate_func(dot_product()); }},
         {"sgemm naive", "-", "C += A B, the default schedule", [] { return validate_func(matrix_product("sgemm_naive", 0)); }},
@@ -149,6 +150,7 @@ int main(int argc, char **argv) {
     std::printf("| pipeline | thesis analogue | schedule | verdict | time (s) | first reason if not Proved |\n");
     std::printf("|---|---|---|---|---|---|\n");
     for (const Case &c : cases) {
+        if (c.name.find(only) == std::string::npos) continue;
         const auto t0 = std::chrono::steady_clock::now();
         std::string verdict, reason;
         try {

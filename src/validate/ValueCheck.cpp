@@ -108,19 +108,30 @@ public:
      * function as `realized`; tag j the value an iteration of definition j computes. */
     z3::expr named(const FunctionData &f, const std::vector<z3::expr> &name, const std::string &garbage = "") {
         const size_t n = f.args.size();
-        z3::expr v = realized(f, std::vector<z3::expr>(name.begin() + 1, name.begin() + 1 + long(n)));
-        // Tag -2: a cell no store wrote; its content is any value.
-        if (!garbage.empty())
-            v = z3::ite(name[0] == c_.bv_val(kUnwritten, 32), c_.constant(("the content of " + garbage).c_str(), sort_of(f.type)), v);
-        if (f.definitions.size() == 1) return v;
-        for (size_t j = 0; j < f.definitions.size(); j++) {
+        const z3::expr unwritten = garbage.empty() ? c_.bv_val(0, 1) : c_.constant(("the content of " + garbage).c_str(), sort_of(f.type));
+        auto stage = [&](size_t j) {
             const Definition &d = f.definitions[j];
             const size_t k = d.rdom ? d.rdom->dims.size() : 0;
             z3::sort_vector domain(c_);
             for (size_t i = 0; i < n + k; i++) domain.push_back(c_.bv_sort(32));
             const z3::func_decl value = z3::function(("Func " + f.name + " definition " + std::to_string(j)).c_str(), domain, sort_of(f.type));
-            v = z3::ite(name[0] == c_.bv_val(int(j), 32), apply(value, std::vector<z3::expr>(name.begin() + 1, name.begin() + 1 + long(n + k))), v);
+            return apply(value, std::vector<z3::expr>(name.begin() + 1, name.begin() + 1 + long(n + k)));
+        };
+        const z3::expr final_value = realized(f, std::vector<z3::expr>(name.begin() + 1, name.begin() + 1 + long(n)));
+        // The tag is a constant in each piece: the value it names, directly (the same terms
+        // on both sides of a comparison, for the congruence).
+        const z3::expr tag = name[0].simplify();
+        if (tag.is_numeral()) {
+            const int64_t t = int64_t(int32_t(uint32_t(tag.get_numeral_uint64())));
+            if (t == kUnwritten && !garbage.empty()) return unwritten;
+            if (t >= 0 && size_t(t) < f.definitions.size() && f.definitions.size() > 1) return stage(size_t(t));
+            return final_value;
         }
+        // Tag -2: a cell no store wrote; its content is any value.
+        z3::expr v = final_value;
+        if (!garbage.empty()) v = z3::ite(name[0] == c_.bv_val(kUnwritten, 32), unwritten, v);
+        if (f.definitions.size() == 1) return v;
+        for (size_t j = 0; j < f.definitions.size(); j++) v = z3::ite(name[0] == c_.bv_val(int(j), 32), stage(j), v);
         return v;
     }
 
@@ -673,16 +684,18 @@ public:
      * to) equate; false if they differ where no such equality is enough. */
     bool unify(const z3::expr &a, const z3::expr &b, bool coordinate = false) {
         if (z3::eq(a, b)) return true;
+        // Integer and bool terms without uninterpreted functions are compared whole (their
+        // operands need not match one by one: a sum may be arranged otherwise).
+        if ((a.is_bv() || a.is_bool()) && z3::eq(a.get_sort(), b.get_sort()) && !uninterpreted(a) && !uninterpreted(b)) {
+            obligations.push_back(a == b);
+            coordinates.push_back(coordinate);
+            return true;
+        }
         if (a.is_app() && b.is_app() && a.num_args() == b.num_args() && a.num_args() > 0 &&
             Z3_is_eq_func_decl(a.ctx(), a.decl(), b.decl())) {
             const bool point = a.decl().decl_kind() == Z3_OP_UNINTERPRETED;
             for (unsigned i = 0; i < a.num_args(); i++)
                 if (!unify(a.arg(i), b.arg(i), coordinate || point)) return false;
-            return true;
-        }
-        if ((a.is_bv() || a.is_bool()) && z3::eq(a.get_sort(), b.get_sort()) && !uninterpreted(a) && !uninterpreted(b)) {
-            obligations.push_back(a == b);
-            coordinates.push_back(coordinate);
             return true;
         }
         return false;
