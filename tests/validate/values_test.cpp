@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <tessera/Validate.h>
 #include <tessera/tessera.h>
 
 #include "ir/IRMutator.h"
@@ -13,6 +14,7 @@
 #include "lower/Lower.h"
 #include "support/images.h"
 #include "validate/Validate.h"
+#include "validation_pipelines.h"
 
 using namespace tessera;
 using validator::Verdict;
@@ -246,4 +248,22 @@ TEST(ValidateValues, ADataDependentUpdateIsUnknownWithTheReason) {
     const validator::ValidationReport rep = validator::validate_lowered(lower::lower(hist.data()));
     EXPECT_EQ(rep.verdict, Verdict::Unknown) << rep.to_string();
     EXPECT_NE(rep.to_string().find("memory"), std::string::npos) << rep.to_string();
+}
+
+TEST(ValidateValues, TheEvaluationsQuickPipelinesAreProved) {
+    // The pipelines of the evaluation (docs/validation.md) that prove in a few seconds:
+    // a split reduction, matrix products tiled and vectorized in parallel, a convolution
+    // layer, a depthwise-separable convolution, a folded blur and a stencil chain, for
+    // every size their entry checks allow.
+    using namespace tessera::evaluation;
+    const std::vector<std::pair<std::string, Func>> pipelines = {
+        {"sdot", dot_product()},         {"sgemm tiled", matrix_product("sgemm_tiled", 1)},
+        {"sgemm vectors", matrix_product("sgemm_vec", 2)}, {"conv", conv_layer()},
+        {"dsc", depthwise_separable()},  {"blur", blur_folded()},
+        {"sc4", tessera::evaluation::stencil_chain(4)},
+    };
+    for (const auto &[name, f] : pipelines) {
+        const ValidationReport r = validate(f);
+        EXPECT_EQ(r.verdict, Verdict::Proved) << name << "\n" << r.to_string();
+    }
 }
