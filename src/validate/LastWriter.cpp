@@ -87,12 +87,7 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
                 Isl<isl_map> other = check(isl_map_union(isl_map_order_lt(same_outside.copy(), isl_dim_in, int(k), isl_dim_out, int(k)),
                                                          isl_map_order_gt(same_outside.copy(), isl_dim_in, int(k), isl_dim_out, int(k))),
                                            "another iteration");
-                if (!is_empty(other)) {
-                    sources.unknown = "statement S" + std::to_string(s.id) + " reads cells of " + read.buffer +
-                                      " that another iteration of parallel loop " + s.dims[k] + " writes (statement S" +
-                                      std::to_string(w->id) + ")";
-                    break;
-                }
+                if (!is_empty(other)) sources.races.push_back({w, s.dims[k], std::move(other)});
                 pairs = check(isl_map_equate(pairs.release(), isl_dim_in, int(k), isl_dim_out, int(k)), "one iteration");
             }
             if (!sources.unknown.empty()) break;

@@ -31,8 +31,16 @@ struct ReadSources {
     /** The reader's instances that read a cell no store wrote before, in the same storage
      * (its content is whatever the memory held). */
     Isl<isl_set> unwritten;
-    /** Why a read's sources are not known (empty if they are), e.g. a cell that another
-     * iteration of a parallel loop writes. */
+    /** The writes of other iterations of a parallel loop to the cells the load reads (a
+     * race, unless they store the value the load sees anyway): `sources` and `unwritten`
+     * are then what the load sees within its own iteration. */
+    struct Race {
+        const Statement *writer = nullptr;
+        std::string loop;        // the parallel loop's variable
+        Isl<isl_map> instances;  // { S[i] -> W[j] }: j in another iteration, same cell
+    };
+    std::vector<Race> races;
+    /** Why a read's sources are not known (empty if they are). */
     std::string unknown;
 };
 

@@ -1057,6 +1057,25 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     garbage = true;
                 }
                 if (!read) throw Unsupported("it reads " + r.read->buffer + " where no store writes");
+                // Writes of other iterations of a parallel loop to the cells read: a race
+                // (the value read depends on the threads' timing) unless they store the
+                // value the load sees within its own iteration.
+                for (const ReadSources::Race &race : r.races) {
+                    const std::string about = "it reads cells of " + r.read->buffer + " that another iteration of parallel loop " +
+                                              race.loop + " writes (statement S" + std::to_string(race.writer->id) + ")";
+                    if (unwritten) throw Unsupported(about + ", where its own iteration has not written them");
+                    Isl<isl_map> racing = check(isl_map_apply_range(race.instances.copy(), recurrences.stored_by(*race.writer).release()),
+                                                "a race");
+                    Isl<isl_map> seen = check(isl_map_from_pw_multi_aff(read.copy()), "a race");
+                    seen = check(isl_map_set_tuple_id(seen.release(), isl_dim_out, isl_map_get_tuple_id(racing.get(), isl_dim_out)), "a race");
+                    Isl<isl_map> differ = check(isl_map_subtract(racing.release(), seen.release()), "a race");
+                    differ = check(isl_map_intersect_domain(differ.release(), domain.copy()), "a race");
+                    if (isl_map_is_empty(differ.get()) == isl_bool_true) continue;
+                    runs_other = what + " reads cells of " + r.read->buffer + " that another iteration of parallel loop " + race.loop +
+                                 " writes with another value (statement S" + std::to_string(race.writer->id) + "), at " +
+                                 describe_sample(check(isl_map_domain(differ.release()), "a race")) + ": a race";
+                    throw Unsupported(runs_other);
+                }
                 points.add({Points::Part::Kind::Stored, r.read->key, from, r.read->buffer, r.read->type}, std::move(read));
             }
             // Loads from inputs: the input at the cell's coordinates (the cell plus the

@@ -55,13 +55,13 @@ using test::image;
 using tessera::testing::differential::compare_window;
 
 // The validator's refutation rate over the mutants whose output differs (and the race
-// mutants), as a fraction. The goal is 0.95. Some mutants are still Unknown (a race
-// between a read and a write, a layout whose strides overlap, reads of unwritten memory in
-// intermediate storage), so for now the test requires the rate measured in the short run,
+// mutants), as a fraction. The goal is 0.95. Some mutants are still Unknown (a layout
+// whose strides overlap, reads of unwritten memory in intermediate storage, a fused loop
+// divided by another extent, clamped loads at the operation limit), so for now the test requires the rate measured in the short run,
 // which must not go down: raise it as the validator learns more, up to kGoalRefutationRate.
-//   measured (short run): 34 of 40 refuted, 0.85
+//   measured (short run): 35 of 40 refuted, 0.875
 constexpr double kGoalRefutationRate = 0.95;
-constexpr double kRequiredRefutationRate = 0.85;
+constexpr double kRequiredRefutationRate = 0.875;
 
 bool long_run() {
     const char *v = std::getenv("TESSERA_MUTATION_LONG");
