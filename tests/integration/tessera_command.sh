@@ -93,6 +93,19 @@ if ! "$tessera" validate "$apps/blur/blur.tsr" 2>&1 | grep -q "built without the
     expect 0 "the assumptions are contradictory" -- \
         "$tessera" validate "$apps/blur/blur.tsr" --assume 'in.width() < 0 && in.width() > 0'
     expect 1 "first refuted after: " -- "$tessera" validate "$tmp/racy.tsr" --each-pass
+    # compile and run --validate: Refuted code is neither written nor run; --validate-strict
+    # also stops on Unknown (a histogram's data-dependent stores).
+    expect 1 "the compiled code is Refuted: nothing is written" -- \
+        "$tessera" compile "$tmp/racy.tsr" -o "$tmp/racy" --validate
+    if [[ -e "$tmp/racy.c" ]]; then
+        echo "FAIL: compile --validate wrote the code it refuted"
+        failures=$((failures + 1))
+    fi
+    expect 0 "writing $tmp/racy.c" -- "$tessera" compile "$tmp/racy.tsr" -o "$tmp/racy" --validate --assume 'n >= 15'
+    expect 1 "not Proved (--validate-strict): nothing is written" -- \
+        "$tessera" compile "$apps/histogram/histogram.tsr" -o "$tmp/hist" --validate-strict
+    expect 1 "the compiled code is Refuted: nothing is run" -- \
+        "$tessera" run "$tmp/racy.tsr" --size 16 --validate
     # Bad assumptions and numbers: a message naming the problem, never a crash.
     expect 1 "--assume:1:1: error: unknown name 'm'" -- "$tessera" validate "$apps/blur/blur.tsr" --assume 'm > 3'
     expect 1 "expected an expression" -- "$tessera" validate "$apps/blur/blur.tsr" --assume 'in.width() >'

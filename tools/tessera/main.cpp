@@ -1,8 +1,10 @@
 // The `tessera` command: compile, run, check and interpret .tsr pipelines.
 //
 //   tessera compile FILE.tsr -o OUT [--emit c,h,o,stmt,html] [--target T] [--name FN] [--depfile F]
+//                            [--validate | --validate-strict] [--assume EXPR]...
 //   tessera run FILE.tsr --input NAME=IMAGE ... [--param NAME=VALUE ...] [--size W,H[,C]]
 //                        [--output OUT] [--runs N] [--target T] [--reference]
+//                        [--validate | --validate-strict] [--assume EXPR]...
 //   tessera check FILE.tsr
 //   tessera validate FILE.tsr [--assume EXPR]... [--json] [--max-operations N] [--rlimit N] [--each-pass]
 //   tessera reference FILE.tsr --input ... [--param ...] [--size ...] [--output OUT]
@@ -64,7 +66,10 @@ const std::map<std::string, std::string> kHelp = {
      "  html  the lowered loop nest beside the algorithm, as a web page\n"
      "--target picks the instruction set (Halide's syntax, e.g. x86-64-linux-avx2-fma;\n"
      "default: host). --name sets the C function's name (default: the pipeline's name).\n"
-     "--depfile writes a Makefile-style dependency file for build systems.\n"},
+     "--depfile writes a Makefile-style dependency file for build systems.\n"
+     "--validate first checks the lowered code against the algorithm (as tessera validate\n"
+     "does, with its --assume, --max-operations and --rlimit) and writes nothing if it is\n"
+     "Refuted; --validate-strict also stops unless it is Proved. The verdict goes to stderr.\n"},
     {"run",
      "usage: tessera run FILE.tsr --input NAME=IMAGE ... [--param NAME=VALUE ...] [--size W,H[,C]]\n"
      "                   [--output OUT] [--runs N] [--target T] [--reference]\n"
@@ -77,7 +82,10 @@ const std::map<std::string, std::string> kHelp = {
      "  --output OUT        writes the result (.png, .ppm, .pgm, or .raw for any type)\n"
      "  --runs N            how many timed runs (default 5); the median is printed\n"
      "  --reference         also runs the reference interpreter, prints its time, and\n"
-     "                      checks the two results are identical\n"},
+     "                      checks the two results are identical\n"
+     "  --validate          first checks the lowered code against the algorithm (see\n"
+     "                      tessera validate; --assume etc. apply) and stops if it is\n"
+     "                      Refuted; --validate-strict stops unless it is Proved\n"},
     {"check",
      "usage: tessera check FILE.tsr\n"
      "\n"
@@ -126,6 +134,7 @@ struct Options {
     std::string output;
     int runs = 5;
     bool reference = false, help = false, json = false, each_pass = false;
+    enum class Validation { Off, Refuted, Strict } validation = Validation::Off;  // compile, run: stop when
     unsigned long max_operations = 2000000;
     unsigned long rlimit = 5000000;
     std::vector<std::string> assumptions;
@@ -186,6 +195,8 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--rlimit") o.rlimit = count_argument(a, value(), 1000, 4000000000ull);
         else if (a == "--assume") o.assumptions.push_back(value());
         else if (a == "--each-pass") o.each_pass = true;
+        else if (a == "--validate") o.validation = Options::Validation::Refuted;
+        else if (a == "--validate-strict") o.validation = Options::Validation::Strict;
         else if (a == "--runs") {
             const std::string v = value();
             o.runs = std::atoi(v.c_str());
@@ -240,8 +251,11 @@ std::string read_file(const std::string &path) {
     return ss.str();
 }
 
+bool validated(const Program &p, const Options &o);
+
 int compile(const Options &o) {
     Program p = parse_program_file(o.file);
+    if (!validated(p, o)) return 1;
     const std::string fn = o.name.empty() ? p.name : o.name;
     const Target target = o.target.empty() ? get_host_target() : Target(o.target);
     for (const std::string &kind : o.emit) {
@@ -286,20 +300,49 @@ int check(const Options &o) {
     return 0;
 }
 
-int validate_command(const Options &o) {
 #ifdef TESSERA_HAVE_VALIDATOR
-    Program p = parse_program_file(o.file);
+/** The pipeline validated with the command line's options. */
+ValidationReport validate_program(const Program &p, const Options &o) {
     ValidateOptions options;
     for (const std::string &text : o.assumptions) options.assumptions.push_back(parse_expression(p, text, "--assume"));
     options.max_operations = o.max_operations;
     options.rlimit = unsigned(o.rlimit);
     options.after_each_pass = o.each_pass;
     options.on_progress = progress;
-    const ValidationReport r = validate(p, options);
+    return validate(p, options);
+}
+#endif
+
+int validate_command(const Options &o) {
+#ifdef TESSERA_HAVE_VALIDATOR
+    const ValidationReport r = validate_program(parse_program_file(o.file), o);
     std::fputs((o.json ? r.to_json() : r.to_string()).c_str(), stdout);
     return r.verdict == Verdict::Refuted ? 1 : 0;
 #else
     (void)o;
+    throw RuntimeError("this tessera was built without the validator (isl and Z3 were not found when it was built)");
+#endif
+}
+
+/** With --validate or --validate-strict: validates `p` before compile or run do anything,
+ * reporting on stderr; false if they must stop. */
+bool validated(const Program &p, const Options &o) {
+    if (o.validation == Options::Validation::Off) return true;
+#ifdef TESSERA_HAVE_VALIDATOR
+    const ValidationReport r = validate_program(p, o);
+    std::fputs(r.to_string().c_str(), stderr);
+    if (r.verdict == Verdict::Refuted) {
+        std::fprintf(stderr, "tessera: the compiled code is Refuted: nothing is %s\n", o.command == "run" ? "run" : "written");
+        return false;
+    }
+    if (r.verdict != Verdict::Proved && o.validation == Options::Validation::Strict) {
+        std::fprintf(stderr, "tessera: the compiled code is not Proved (--validate-strict): nothing is %s\n",
+                     o.command == "run" ? "run" : "written");
+        return false;
+    }
+    return true;
+#else
+    (void)p;
     throw RuntimeError("this tessera was built without the validator (isl and Z3 were not found when it was built)");
 #endif
 }
@@ -385,6 +428,7 @@ std::vector<int> output_size(const Program &p, const Options &o, const Buffer<> 
 
 int run(const Options &o, bool reference_only) {
     Program p = parse_program_file(o.file);
+    if (!reference_only && !validated(p, o)) return 1;
     Buffer<> first = bind(p, o);
     const std::vector<int> size = output_size(p, o, first);
     Buffer<> result;
