@@ -260,6 +260,16 @@ private:
         case ExprKind::Cast: {
             const Cast *c = as<Cast>(e);
             const Type from = c->value.type();
+            // A constant converted to a float type is the constant of that type (lowering
+            // folds such conversions; they are exact, or round as the C conversion does).
+            if (t.is_float() && (t.bits == 32 || t.bits == 64)) {
+                if (const FloatImm *f = as<FloatImm>(c->value))
+                    return encode(FloatImm::make(t, t.bits == 32 ? double(float(f->value)) : f->value), env);
+                if (const IntImm *i = as<IntImm>(c->value))
+                    return encode(FloatImm::make(t, t.bits == 32 ? double(float(i->value)) : double(i->value)), env);
+                if (const UIntImm *u = as<UIntImm>(c->value); u && !from.is_bool())
+                    return encode(FloatImm::make(t, t.bits == 32 ? double(float(u->value)) : double(u->value)), env);
+            }
             if (t.is_float() || from.is_float())
                 return uninterpreted("cast " + t.to_string() + " from " + from.to_string(), t, {encode(c->value, env)});
             return smt_.cast(t, from, encode(c->value, env));
