@@ -1143,16 +1143,13 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 solver.add(enc.code(Variable::make(f.type, f.var)) ==
                            enc.code(Variable::make(f.type, f.outer)) * enc.code(f.inner_extent) +
                                enc.code(Variable::make(f.type, f.inner)));
-            // A solver with only the piece's own constraints (which isl derived from all the
-            // hypotheses), for the congruence obligations: far fewer terms to reason about.
-            z3::solver light(c);
-            light.set(params);
+            // For the congruence obligations: the piece's own constraints (which isl derived
+            // from all the hypotheses), far fewer terms to reason about, and the lane's range.
             IntegerView integers(c);
-            z3::solver integer_solver(c);
-            integer_solver.set(params);
+            z3::expr lanes_in_range = c.bool_val(true);
             if (lanes > 1) {
                 const z3::expr lane = c.bv_const(kLane, 64);
-                light.add(z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64)));
+                lanes_in_range = z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64));
             }
             // The statement's dimensions and the parameters as 64-bit terms.
             auto dimension = [&](unsigned k) {
@@ -1244,9 +1241,6 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                                                                   : enc.definition(func, prov.stage, point, rvars);
                 z3::expr wrong = stored != defined;
                 for (size_t k = 0; k < cell.size() && k < point.size(); k++) wrong = wrong || cell[k] != point[k];
-                solver.push();
-                solver.add(where.of(Isl<isl_map>(isl_map_from_range(set.copy()))));
-                solver.add(affine.constraints());
                 // First by congruence: where the stored and the defined values are the same
                 // operations on the same loads, inputs and Funcs, it is enough that the
                 // integer operands where they differ (coordinates, mostly) are equal: a
@@ -1259,11 +1253,12 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     // constraints alone (coordinates over the integers first); where one
                     // is not proved so, the whole question goes to the solver with every
                     // hypothesis.
-                    const bool pushed = matched && congruence.obligations.size() > 0;
-                    bool piece_integers = false;
-                    if (pushed) {
+                    // Each piece its own solvers (fresh ones: pushing and popping a long-lived
+                    // solver costs more than the questions), each obligation checked under
+                    // an assumption of its own.
+                    if (matched && congruence.obligations.size() > 0) {
                         // The piece within the domain (its constraints were simplified
-                        // against the domain, which the other solver has as the code's
+                        // against the domain, which the full query has as the code's
                         // conditions).
                         Isl<isl_set> exact = check(isl_set_intersect(set.copy(), instances.copy()), "a piece");
                         RelationFormula within(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
@@ -1271,39 +1266,33 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                             return parameter(isl_set_get_dim_id(exact.get(), type, k));
                         });
                         const z3::expr hypotheses = within.of(Isl<isl_map>(isl_map_from_range(exact.copy()))) && affine.constraints();
-                        light.push();
-                        light.add(hypotheses);
+                        z3::solver light(c), integer(c);
+                        light.set(params);
+                        integer.set(params);
+                        light.add(lanes_in_range && hypotheses);
                         // The same hypotheses over the integers, for coordinates.
-                        if (std::optional<z3::expr> h = integers.of(hypotheses)) {
-                            integer_solver.push();
-                            integer_solver.add(*h);
-                            piece_integers = true;
-                        }
-                    }
-                    for (unsigned k = 0; matched && k < congruence.obligations.size(); k++) {
-                        const z3::expr &obligation = congruence.obligations[int(k)];
-                        if (congruence.coordinates[k] && piece_integers) {
-                            if (std::optional<z3::expr> goal = integers.of(obligation)) {
-                                integer_solver.push();
-                                integer_solver.add(!*goal);
-                                const z3::check_result r = integer_solver.check();
-                                integer_solver.pop();
-                                if (r == z3::unsat) continue;
+                        const std::optional<z3::expr> integer_hypotheses = integers.of(hypotheses);
+                        if (integer_hypotheses) integer.add(*integer_hypotheses);
+                        for (unsigned k = 0; matched && k < congruence.obligations.size(); k++) {
+                            const z3::expr &obligation = congruence.obligations[int(k)];
+                            const z3::expr assumed = c.bool_const(("obligation " + std::to_string(k)).c_str());
+                            z3::expr_vector assumption(c);
+                            assumption.push_back(assumed);
+                            if (congruence.coordinates[k] && integer_hypotheses) {
+                                if (std::optional<z3::expr> goal = integers.of(obligation)) {
+                                    integer.add(z3::implies(assumed, !*goal));
+                                    if (integer.check(assumption) == z3::unsat) continue;
+                                }
                             }
+                            light.add(z3::implies(assumed, !obligation));
+                            matched = light.check(assumption) == z3::unsat;
                         }
-                        light.push();
-                        light.add(!obligation);
-                        const z3::check_result r = light.check();
-                        light.pop();
-                        matched = r == z3::unsat;
                     }
-                    if (pushed) light.pop();
-                    if (piece_integers) integer_solver.pop();
-                    if (matched) {
-                        solver.pop();
-                        return;
-                    }
+                    if (matched) return;
                 }
+                solver.push();
+                solver.add(where.of(Isl<isl_map>(isl_map_from_range(set.copy()))));
+                solver.add(affine.constraints());
                 solver.add(wrong);
                 if (const char *dir = std::getenv("TESSERA_VALIDATE_DUMP")) {
                     const std::string file = std::string(dir) + "/" + p.name + "-S" + std::to_string(s.id) + "-" + std::to_string(cases) + ".smt2";
