@@ -10,9 +10,9 @@
 #include <tessera/tessera.h>
 
 #include "ir/IRMutator.h"
-#include "ir/Substitute.h"
 #include "lower/Lower.h"
 #include "support/images.h"
+#include "support/lowered_edits.h"
 #include "validate/Validate.h"
 
 using namespace tessera;
@@ -35,15 +35,6 @@ Func outer_product(bool parallel) {
     return c;
 }
 
-/** Rewrites the stores of the lowered code. */
-struct EditStores : ir::IRMutator {
-    std::function<ir::Stmt(const ir::Store *)> edit;
-    int edited = 0;
-    ir::Stmt visit(const ir::Store *op, const ir::Stmt &) override {
-        edited++;
-        return edit(op);
-    }
-};
 
 /** Replaces the loads from `from` by loads from `to` at the same index. */
 struct RenameLoads : ir::IRMutator {
@@ -56,23 +47,6 @@ struct RenameLoads : ir::IRMutator {
     }
 };
 
-/** Runs the loop of `stage` of a Func that is not pure (an RVar's loop) backwards. */
-struct ReverseReductionLoop : ir::IRMutator {
-    int stage = 1;
-    int reversed = 0;
-    ir::Stmt visit(const ir::For *op, const ir::Stmt &self) override {
-        if (!op->loop || op->loop->stage != stage || op->loop->pure) return ir::IRMutator::visit(op, self);
-        reversed++;
-        const Type t = op->min.type();
-        const std::string name = op->name + ".backwards";
-        const Expr v = ir::Variable::make(t, op->name);
-        const Expr last = ir::Sub::make(ir::Add::make(op->min, op->extent), make_const(t, int64_t(1)));
-        const Expr flipped = ir::Sub::make(ir::Add::make(op->min, last), v);  // min + last - v
-        return ir::For::make(op->name, op->min, op->extent, op->for_type,
-                             ir::LetStmt::make(name, flipped, ir::substitute(op->name, ir::Variable::make(t, name), mutate(op->body))),
-                             op->loop);
-    }
-};
 
 }  // namespace
 
@@ -100,7 +74,7 @@ TEST(ThesisExamples, T1WrongValueAndWrongCellAreRefuted) {
     // T1-neg-c: the value of C(i, j) stored one column further (into c[i, j + 1]).
     {
         ir::LoweredPipeline p = lower::lower(outer_product(false).data());
-        EditStores shifted;
+        test::EditStores shifted;
         shifted.edit = [](const ir::Store *s) {
             const Expr stride = ir::Variable::make(Int(64), s->buffer + ".stride.1");
             const int lanes = s->index.type().lanes;
@@ -147,7 +121,8 @@ TEST(ThesisExamples, T2TheReductionRunBackwardsOrInParallelIsRefuted) {
     f(j, i) = 0;
     f(j, i) = a(k, i) - f(j, i) * b(j, k);
     ir::LoweredPipeline p = lower::lower(f.data());
-    ReverseReductionLoop reverse;
+    test::ReverseLoops reverse;
+    reverse.which = test::reduction_loops_of(1);
     p.body = reverse.mutate(p.body);
     ASSERT_EQ(reverse.reversed, 1);
     EXPECT_EQ(validate(p).verdict, Verdict::Refuted) << validate(p).to_string();
@@ -185,7 +160,8 @@ TEST(ThesisExamples, T7AnUpdateReadingWhatAnEarlierIterationWrote) {
     const validator::ValidationReport r = validate(d);
     EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
     ir::LoweredPipeline p = lower::lower(d.data());
-    ReverseReductionLoop reverse;
+    test::ReverseLoops reverse;
+    reverse.which = test::reduction_loops_of(1);
     p.body = reverse.mutate(p.body);
     ASSERT_EQ(reverse.reversed, 1);
     const validator::ValidationReport backwards = validate(p);
@@ -204,21 +180,8 @@ TEST(ThesisExamples, T8TheOrderOfAMultiDimensionalRDom) {
     const validator::ValidationReport ok = validate(f);
     EXPECT_EQ(ok.verdict, Verdict::Proved) << ok.to_string();
     ir::LoweredPipeline p = lower::lower(f.data());
-    struct ReverseInner : ir::IRMutator {
-        int reversed = 0;
-        ir::Stmt visit(const ir::For *op, const ir::Stmt &self) override {
-            if (!op->loop || op->loop->pure || op->loop->stage != 1 || op->loop->var != "r.x")
-                return ir::IRMutator::visit(op, self);
-            reversed++;
-            const Type t = op->min.type();
-            const Expr v = ir::Variable::make(t, op->name);
-            const Expr flipped = ir::Sub::make(ir::Add::make(ir::Add::make(op->min, op->min), ir::Sub::make(op->extent, make_const(t, int64_t(1)))), v);
-            return ir::For::make(op->name, op->min, op->extent, op->for_type,
-                                 ir::LetStmt::make(op->name + ".backwards", flipped,
-                                                   ir::substitute(op->name, ir::Variable::make(t, op->name + ".backwards"), op->body)),
-                                 op->loop);
-        }
-    } reverse;
+    test::ReverseLoops reverse;
+    reverse.which = test::reduction_loops_of(1, "r.x");
     p.body = reverse.mutate(p.body);
     ASSERT_EQ(reverse.reversed, 1);
     const validator::ValidationReport swapped = validate(p);

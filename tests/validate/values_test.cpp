@@ -10,9 +10,9 @@
 #include <tessera/tessera.h>
 
 #include "ir/IRMutator.h"
-#include "ir/Substitute.h"
 #include "lower/Lower.h"
 #include "support/images.h"
+#include "support/lowered_edits.h"
 #include "validate/Validate.h"
 #include "validation_pipelines.h"
 
@@ -34,15 +34,6 @@ ir::LoweredPipeline blur(bool vectorize_and_parallel) {
     return lower::lower(by.data());
 }
 
-/** Replaces every store's value or index, keeping its provenance. */
-struct EditStores : ir::IRMutator {
-    std::function<ir::Stmt(const ir::Store *)> edit;
-    int edited = 0;
-    ir::Stmt visit(const ir::Store *op, const ir::Stmt &) override {
-        edited++;
-        return edit(op);
-    }
-};
 
 /** A three-stage stencil (two producers in storage) under a schedule. */
 ir::LoweredPipeline stencil_chain(int schedule) {
@@ -94,7 +85,7 @@ TEST(ValidateValues, InlinedStencilsAreProved) {
 
 TEST(ValidateValues, AnotherValueIsRefuted) {
     ir::LoweredPipeline p = blur(true);
-    EditStores plus_one;
+    test::EditStores plus_one;
     plus_one.edit = [](const ir::Store *s) {
         return ir::Store::make(s->buffer, ir::Add::make(s->value, ir::Broadcast::make(ir::UIntImm::make(UInt(16), 1), s->value.type().lanes)),
                                s->index, s->provenance);
@@ -109,7 +100,7 @@ TEST(ValidateValues, AnotherValueIsRefuted) {
 TEST(ValidateValues, AnotherPointsCellIsRefuted) {
     ir::LoweredPipeline p = blur(false);
     // Each value stored one row down from the point it is for.
-    EditStores shifted;
+    test::EditStores shifted;
     shifted.edit = [](const ir::Store *s) {
         const Expr stride = ir::Variable::make(Int(64), s->buffer + ".stride.1");
         return ir::Store::make(s->buffer, s->value, ir::Add::make(s->index, stride), s->provenance);
@@ -132,7 +123,7 @@ TEST(ValidateValues, FloatsAreTheTermsThatComputeThem) {
     validator::ValidationReport r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
 
-    EditStores doubled;
+    test::EditStores doubled;
     doubled.edit = [](const ir::Store *s) {
         return ir::Store::make(s->buffer, ir::Add::make(s->value, s->value), s->index, s->provenance);
     };
@@ -217,17 +208,8 @@ TEST(ValidateValues, AScanReadingThePointAfterIsRefuted) {
     // The scan's loop run backwards: each iteration reads g(s - 1) before the iteration
     // that writes it, that is the reduction's value, not the scan's.
     ir::LoweredPipeline p = updates(0);
-    struct Reverse : ir::IRMutator {
-        int reversed = 0;
-        ir::Stmt visit(const ir::For *op, const ir::Stmt &self) override {
-            if (!op->loop || op->loop->stage != 2 || op->loop->pure) return ir::IRMutator::visit(op, self);
-            reversed++;
-            // s' = min + extent - 1 - (s - min) over the same range.
-            const Expr s = ir::Variable::make(op->min.type(), op->name);
-            const Expr flipped = ir::Sub::make(ir::Add::make(ir::Add::make(op->min, op->min), ir::Sub::make(op->extent, make_const(op->min.type(), int64_t(1)))), s);
-            return ir::For::make(op->name, op->min, op->extent, op->for_type, ir::LetStmt::make(op->name + ".flipped", flipped, ir::substitute(op->name, ir::Variable::make(op->min.type(), op->name + ".flipped"), op->body)), op->loop);
-        }
-    } reverse;
+    test::ReverseLoops reverse;
+    reverse.which = test::reduction_loops_of(2);
     p.body = reverse.mutate(p.body);
     ASSERT_EQ(reverse.reversed, 1);
     const validator::ValidationReport r = validator::validate_lowered(p);
