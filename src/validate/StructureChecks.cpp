@@ -23,6 +23,8 @@ std::string val_string(isl_val *v) {
     return r;
 }
 
+}  // namespace
+
 /** "name = value, ..." for the parameters of a point of `set`, and its set coordinates
  * "(c0, c1, ...)" from `first` on, `count` of them. */
 std::string describe_params(isl_set *set, isl_point *pt) {
@@ -63,6 +65,8 @@ Isl<isl_point> small_sample(const Isl<isl_set> &set, const char *what) {
     return check(isl_set_sample_point(set.copy()), what);
 }
 
+namespace {
+
 /** The output window { F[x] : B.min.d <= x_d < B.min.d + B.extent.d } of output buffer B. */
 Isl<isl_set> output_window(isl_ctx *ctx, const std::string &buffer, int dims, isl_id *func_id) {
     isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims));
@@ -85,11 +89,6 @@ Isl<isl_set> output_window(isl_ctx *ctx, const std::string &buffer, int dims, is
     return window;
 }
 
-std::string unmodelled_note(const LoopNest &nest) {
-    if (nest.unmodelled_assertions.empty()) return "";
-    return "; " + std::to_string(nest.unmodelled_assertions.size()) +
-           " assertion(s) are not in the context, the first: " + nest.unmodelled_assertions.front();
-}
 
 CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest) {
     const PipelineArgument *out = nullptr;
@@ -125,9 +124,7 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
     Isl<isl_point> pt = small_sample(missing, "a counterexample");
     std::string where = "the window point " + p.output->name + describe_coords(pt.get(), 0, out->dimensions) +
                         " is never written, with " + describe_params(missing.get(), pt.get());
-    if (!nest.unmodelled_assertions.empty())
-        return {Verdict::Unknown, where + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
-    return {Verdict::Refuted, where};
+    return refuted_unless_unmodelled(nest, where);
 }
 
 CheckResult check_races(const LoopNest &nest) {
@@ -188,9 +185,7 @@ CheckResult check_races(const LoopNest &nest) {
                                    std::to_string(a.id) + " at " + describe_coords(pt.get(), 0, na) + " and S" +
                                    std::to_string(b.id) + " at " + describe_coords(pt.get(), na, nb) + "), with " +
                                    describe_params(pairs_set.get(), pt.get());
-                if (!nest.unmodelled_assertions.empty())
-                    return {Verdict::Unknown, what + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
-                return {Verdict::Refuted, what};
+                return refuted_unless_unmodelled(nest, what);
             }
         }
     }
@@ -218,15 +213,20 @@ CheckResult check_bounds(const LoopNest &nest) {
             std::string what = "statement S" + std::to_string(s.id) + " (a store of " + s.provenance->func_name() + ") " +
                                a.what + " outside its region at " + describe_coords(pt.get(), 0, int(s.dims.size())) +
                                ", with " + describe_params(outside.get(), pt.get());
-            if (!nest.unmodelled_assertions.empty())
-                return {Verdict::Unknown, what + ", unless an assertion not modelled rules it out" + unmodelled_note(nest)};
-            return {Verdict::Refuted, what};
+            return refuted_unless_unmodelled(nest, what);
         }
     }
     return {Verdict::Proved, "the " + std::to_string(checked) + " access(es) of the stores looked at stay inside their storage's region"};
 }
 
 }  // namespace
+
+CheckResult refuted_unless_unmodelled(const LoopNest &nest, const std::string &counterexample) {
+    if (nest.unmodelled_assertions.empty()) return {Verdict::Refuted, counterexample};
+    return {Verdict::Unknown, counterexample + ", unless an assertion not modelled rules it out; " +
+                                  std::to_string(nest.unmodelled_assertions.size()) +
+                                  " assertion(s) are not in the context, the first: " + nest.unmodelled_assertions.front()};
+}
 
 StructureReport check_structure(const LoweredPipeline &p, const StructureOptions &options) {
     IslContext ctx(options.max_operations);

@@ -26,6 +26,7 @@
 
 #include "ir/LoweredPipeline.h"
 #include "tessera/ValidationReport.h"
+#include "validate/Isl.h"
 
 namespace tessera::validator {
 
@@ -43,6 +44,20 @@ struct StructureReport {
     /** Assertions left out of the parameters' context. */
     std::vector<std::string> unmodelled_assertions;
 };
+
+struct LoopNest;
+
+/** Counterexamples in words. "name = value, ..." for the parameters of point `pt` of `set`. */
+std::string describe_params(isl_set *set, isl_point *pt);
+/** "(c0, c1, ...)": `count` set coordinates of `pt` from `first` on. */
+std::string describe_coords(isl_point *pt, int first, int count);
+/** A point of `set`, with small parameter values where there is one, so that a
+ * counterexample reads like a case a user would try. */
+Isl<isl_point> small_sample(const Isl<isl_set> &set, const char *what);
+
+/** A counterexample found under the context of `nest`: Refuted, or Unknown if some entry
+ * assertion was left out of the context (it might rule the counterexample out). */
+CheckResult refuted_unless_unmodelled(const LoopNest &nest, const std::string &counterexample);
 
 struct StructureOptions {
     /** The isl operation limit of each step (modelling the loop nest, each check):

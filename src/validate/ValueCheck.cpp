@@ -604,6 +604,9 @@ struct Points {
         Type type;
         const Call *call = nullptr;            // SelfCall: the call
         size_t first = 0, dims = 0;            // in the combined function's output
+
+        Part(Kind k, std::string load = "", const FunctionData *f = nullptr, std::string storage = "", Type t = Type())
+            : kind(k), key(std::move(load)), func(f), buffer(std::move(storage)), type(t) {}
     };
     std::vector<Part> parts;
     /** { S[i] -> [all parts' coordinates] }, on the common refinement of their pieces. */
@@ -657,29 +660,32 @@ private:
     std::map<const FunctionData *, std::pair<std::unique_ptr<Recurrence>, std::string>> made_;
 };
 
-/** The coordinates of a point of a non-empty set (one near the origin where possible). */
-std::vector<long> sample(const Isl<isl_set> &set, isl_dim_type type = isl_dim_set) {
-    Isl<isl_point> pt = check(isl_set_sample_point(isl_set_copy(set.get())), "a sample");
+/** The set coordinates of a point. */
+std::vector<long> coordinates_of(isl_point *pt, isl_size dims) {
     std::vector<long> v;
-    for (isl_size k = 0; k < isl_set_dim(set.get(), type); k++) {
-        Isl<isl_val> x(isl_point_get_coordinate_val(pt.get(), type, int(k)));
+    for (isl_size k = 0; k < dims; k++) {
+        Isl<isl_val> x(isl_point_get_coordinate_val(pt, isl_dim_set, int(k)));
         v.push_back(isl_val_get_num_si(x.get()));
     }
     return v;
 }
 
-/** "name = v" for each dimension of a set and its parameters at a sample point. */
-std::string describe_sample(const Isl<isl_set> &set) {
-    Isl<isl_point> pt = check(isl_set_sample_point(isl_set_copy(set.get())), "a sample");
+/** "name = v" for each dimension and parameter of `set` at its point `pt`. */
+std::string describe_point(const Isl<isl_set> &set, isl_point *pt) {
     std::string text;
-    for (isl_dim_type type : {isl_dim_set, isl_dim_param}) {
-        for (isl_size k = 0; k < isl_set_dim(set.get(), type); k++) {
-            Isl<isl_val> x(isl_point_get_coordinate_val(pt.get(), type, int(k)));
-            const char *name = isl_set_get_dim_name(set.get(), type, unsigned(k));
-            text += (text.empty() ? "" : ", ") + std::string(name ? name : "?") + " = " + std::to_string(isl_val_get_num_si(x.get()));
-        }
+    const std::vector<long> x = coordinates_of(pt, isl_set_dim(set.get(), isl_dim_set));
+    for (size_t k = 0; k < x.size(); k++) {
+        const char *name = isl_set_get_dim_name(set.get(), isl_dim_set, unsigned(k));
+        text += (k ? ", " : "") + std::string(name ? name : "?") + " = " + std::to_string(x[k]);
     }
-    return text;
+    const std::string params = describe_params(set.get(), pt);
+    return text + (text.empty() || params.empty() ? "" : ", ") + params;
+}
+
+/** describe_point at a small sample of a non-empty set. */
+std::string describe_sample(const Isl<isl_set> &set) {
+    const Isl<isl_point> pt = small_sample(set, "a sample");
+    return describe_point(set, pt.get());
 }
 
 /** Two terms as the same operations on operands of which some differ: the equalities of
@@ -933,12 +939,15 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
             wrong = check(isl_map_intersect_params(wrong.release(), nest.context.copy()), "the values held");
             if (isl_map_is_empty(wrong.get()) == isl_bool_true) continue;
             Isl<isl_set> where = check(isl_map_domain(wrong.copy()), "the values held");
-            const std::vector<long> at = sample(where);
-            Isl<isl_map> one = wrong;
+            const Isl<isl_point> pt = small_sample(where, "a sample");
+            const std::vector<long> at = coordinates_of(pt.get(), isl_set_dim(where.get(), isl_dim_set));
+            Isl<isl_map> one = check(isl_map_intersect_params(wrong.copy(), isl_set_params(isl_set_from_point(pt.copy()))), "a sample");
             for (size_t k = 0; k < at.size(); k++) one = check(isl_map_fix_si(one.release(), isl_dim_in, unsigned(k), int(at[k])), "a sample");
             Isl<isl_set> names = check(isl_map_range(one.release()), "a sample");
-            return {Verdict::Refuted, "after the pipeline, the output " + p.output->name + " holds, at " + describe_sample(where) +
-                                          " (statement S" + std::to_string(src.writer->id) + "'s store), " + r.describe(sample(names)) +
+            const Isl<isl_point> name = check(isl_set_sample_point(names.copy()), "a sample");
+            return {Verdict::Refuted, "after the pipeline, the output " + p.output->name + " holds, at " + describe_point(where, pt.get()) +
+                                          " (statement S" + std::to_string(src.writer->id) + "'s store), " +
+                                          r.describe(coordinates_of(name.get(), isl_set_dim(names.get(), isl_dim_set))) +
                                           " instead of its final value"};
         }
     }
@@ -962,14 +971,6 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     bool output_read = false;  // whether a statement reads the output buffer back
     for (const Statement &s : nest.statements)
         for (const Statement::Read &r : s.reads) output_read = output_read || r.buffer == out->name;
-    // Unknown or Refuted, unless an assertion the context lacks may rule the example out.
-    auto refute = [&](const std::string &why) -> CheckResult {
-        if (!nest.unmodelled_assertions.empty())
-            return {Verdict::Unknown, why + ", unless an assertion not modelled rules it out (" +
-                                          std::to_string(nest.unmodelled_assertions.size()) + " are not in the context, the first: " +
-                                          nest.unmodelled_assertions.front() + ")"};
-        return {Verdict::Refuted, why};
-    };
     int checked = 0, cases = 0, reads = 0;
     for (const Statement &s : nest.statements) {
         const std::string name = "statement S" + std::to_string(s.id);
@@ -992,7 +993,6 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         Points points;
         Isl<isl_set> instances;  // the domain, under the context
         std::string runs_other;
-        bool garbage = false;  // some load reads cells no store wrote
         try {
             ctx.reset_operations();
             const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
@@ -1064,7 +1064,6 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                         content = check(isl_map_fix_si(content.release(), isl_dim_out, unsigned(k), k == 0 ? kUnwritten : 0), "the unwritten reads");
                     Isl<isl_pw_multi_aff> f = check(isl_pw_multi_aff_from_map(content.release()), "the unwritten reads");
                     read = read ? check(isl_pw_multi_aff_union_add(read.release(), f.release()), "the values read") : std::move(f);
-                    garbage = true;
                 }
                 if (!read) throw Unsupported("it reads " + r.read->buffer + " where no store writes");
                 // Writes of other iterations of a parallel loop to the cells read: a race
@@ -1106,7 +1105,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             if (isl_set_is_subset(domain.get(), covered.get()) != isl_bool_true)
                 throw Unsupported("the values it reads are not known on all of its instances");
         } catch (const Unsupported &u) {
-            if (!runs_other.empty()) return refute(runs_other);
+            if (!runs_other.empty()) return refuted_unless_unmodelled(nest, runs_other);
             return {Verdict::Unknown, what + ": " +
                                           (ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what()))};
         }
@@ -1339,7 +1338,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         try {
             if (!window) window = read_window(ctx, p, *out, nest, parameters);
             const CheckResult r = check_final_values(ctx, p, *out, nest, recurrences, *window);
-            if (r.verdict == Verdict::Refuted) return refute(r.detail);
+            if (r.verdict == Verdict::Refuted) return refuted_unless_unmodelled(nest, r.detail);
             final_values = ", and the output holds its final values";
         } catch (const Unsupported &u) {
             return {Verdict::Unknown, "the output's final values: " +
