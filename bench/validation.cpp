@@ -29,8 +29,6 @@ struct Case {
     std::function<ValidationReport()> run;
 };
 
-ValidationReport validate_func(const Func &f) { return validate(f); }
-
 std::string first_reason(const ValidationReport &r) {
     for (const NamedCheck &c : r.checks)
         if (c.verdict != Verdict::Proved) return c.name + ": " + c.detail.substr(0, 110);
@@ -43,17 +41,17 @@ int main(int argc, char **argv) {
     const std::string apps = argc > 1 ? argv[1] : "apps";
     const std::string only = argc > 2 ? argv[2] : "";  // run the pipelines whose name contains it
     std::vector<Case> cases = {
-        {"sdot", "sdot", "batched dot products, the reduction split by 8", [] { return validate_func(dot_product()); }},
-        {"sgemm naive", "-", "C += A B, the default schedule", [] { return validate_func(matrix_product("sgemm_naive", 0)); }},
-        {"sgemm tiled", "-", "tiles of 8 x 8, the reduction inside each tile", [] { return validate_func(matrix_product("sgemm_tiled", 1)); }},
-        {"sgemm vectors", "-", "vectors of 8, rows in parallel", [] { return validate_func(matrix_product("sgemm_vec", 2)); }},
+        {"sdot", "sdot", "batched dot products, the reduction split by 8", [] { return validate(dot_product()); }},
+        {"sgemm naive", "-", "C += A B, the default schedule", [] { return validate(matrix_product("sgemm_naive", 0)); }},
+        {"sgemm tiled", "-", "tiles of 8 x 8, the reduction inside each tile", [] { return validate(matrix_product("sgemm_tiled", 1)); }},
+        {"sgemm vectors", "-", "vectors of 8, rows in parallel", [] { return validate(matrix_product("sgemm_vec", 2)); }},
         {"matmul app", "sgemm", "apps/matmul: fused parallel 24 x 32 tiles, unrolled vector accumulators",
          [&] { return validate(parse_program_file(apps + "/matmul/matmul.tsr")); }},
-        {"conv", "conv", "3 x 3 x C convolution layer, channels in parallel, vectors", [] { return validate_func(conv_layer()); }},
-        {"dsc", "dsc", "depthwise 3 x 3 then pointwise, per output row", [] { return validate_func(depthwise_separable()); }},
-        {"blur", "blur", "slid strips of 8 rows, storage folded to 4 rows, vectors", [] { return validate_func(blur_folded()); }},
-        {"sc1", "sc1", "one 5-point stencil stage", [] { return validate_func(stencil_chain(1)); }},
-        {"sc4", "sc32", "four 5-point stencil stages, each per row of the next", [] { return validate_func(stencil_chain(4)); }},
+        {"conv", "conv", "3 x 3 x C convolution layer, channels in parallel, vectors", [] { return validate(conv_layer()); }},
+        {"dsc", "dsc", "depthwise 3 x 3 then pointwise, per output row", [] { return validate(depthwise_separable()); }},
+        {"blur", "blur", "slid strips of 8 rows, storage folded to 4 rows, vectors", [] { return validate(blur_folded()); }},
+        {"sc1", "sc1", "one 5-point stencil stage", [] { return validate(stencil_chain(1)); }},
+        {"sc4", "sc32", "four 5-point stencil stages, each per row of the next", [] { return validate(stencil_chain(4)); }},
         {"harris", "harris", "apps/harris (floats, boundary conditions)", [&] { return validate(parse_program_file(apps + "/harris/harris.tsr")); }},
         {"unsharp", "unsharp", "apps/unsharp (floats, boundary conditions)", [&] { return validate(parse_program_file(apps + "/unsharp/unsharp.tsr")); }},
     };
