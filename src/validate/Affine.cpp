@@ -13,18 +13,25 @@ using namespace ir;
 /** e with the lets of `lets` substituted by their values, recursively (a let's value may
  * use other lets), except those whose names start with `keep` (if not empty). */
 Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep) {
+    // Each let is expanded once and its expansion shared by every use, so that the result
+    // is a graph the size of the code (the tree it stands for can be exponentially larger:
+    // lowering's bounds name each subexpression once and use it many times), and passes
+    // that memoize by node (Affine::expr, lane_of) do each let's work once.
     struct Expand : IRMutator {
         const std::map<std::string, Expr> &lets;
         const std::string &keep;
+        std::map<std::string, Expr> expanded;
         int depth = 0;
         Expand(const std::map<std::string, Expr> &l, const std::string &k) : lets(l), keep(k) {}
         Expr visit(const Variable *op, const Expr &self) override {
             if (!keep.empty() && op->name.compare(0, keep.size(), keep) == 0) return self;
             auto it = lets.find(op->name);
             if (it == lets.end() || depth > 32) return self;
+            if (auto e = expanded.find(op->name); e != expanded.end()) return e->second;
             depth++;
             Expr r = mutate(it->second);
             depth--;
+            expanded.emplace(op->name, r);
             return r;
         }
     } expand(lets, keep);
@@ -61,6 +68,14 @@ Isl<isl_pw_aff> Affine::dim(int i) const {
 }
 
 Isl<isl_pw_aff> Affine::expr(const Expr &e) {
+    // Memoized by node: expressions with lets expanded share each let's expansion.
+    if (auto it = nodes_.find(e.get()); it != nodes_.end()) return it->second.second;
+    Isl<isl_pw_aff> r = translate(e);
+    nodes_.emplace(e.get(), std::make_pair(e, r));  // e kept alive: its address is not reused
+    return r;
+}
+
+Isl<isl_pw_aff> Affine::translate(const Expr &e) {
     if (!e.type().element_of().is_int() && !e.type().element_of().is_uint())
         throw Unsupported("the " + e.type().to_string() + " expression " + to_string(e) + " is not an integer");
     switch (e->kind) {
@@ -263,7 +278,38 @@ Isl<isl_set> Affine::condition(const Expr &e) {
 }
 
 
+void Affine::restrict_to(Isl<isl_set> params) {
+    restriction_ = std::move(params);
+    memo_.clear();
+    nodes_.clear();
+}
+
 Isl<isl_pw_aff> Affine::pieces(Isl<isl_pw_aff> a, const Expr &e) const {
+    if (restriction_ && isl_pw_aff_n_piece(a.get()) > 1) {
+        struct Keep {
+            isl_set *restriction;
+            isl_pw_aff *kept = nullptr;
+            bool failed = false;
+        } keep{restriction_.get()};
+        auto piece = [](isl_set *domain, isl_aff *aff, void *user) -> isl_stat {
+            Keep &k = *static_cast<Keep *>(user);
+            const isl_bool disjoint = isl_set_is_disjoint(domain, k.restriction);
+            if (disjoint == isl_bool_error) k.failed = true;
+            if (disjoint != isl_bool_false) {
+                isl_set_free(domain);
+                isl_aff_free(aff);
+                return k.failed ? isl_stat_error : isl_stat_ok;
+            }
+            isl_pw_aff *p = isl_pw_aff_alloc(domain, aff);
+            // Pieces of one function have disjoint domains: their union is their sum.
+            k.kept = k.kept ? isl_pw_aff_union_add(k.kept, p) : p;
+            return isl_stat_ok;
+        };
+        const isl_stat status = isl_pw_aff_foreach_piece(a.get(), piece, &keep);
+        Isl<isl_pw_aff> kept(keep.kept);
+        if (status == isl_stat_error || keep.failed) check<isl_pw_aff>(nullptr, "a piecewise expression");
+        if (kept) a = std::move(kept);
+    }
     a = check(isl_pw_aff_coalesce(a.release()), "a piecewise expression");
     if (isl_pw_aff_n_piece(a.get()) > kMaxPieces)
         throw Unsupported("the expression " + to_string(e) + " has more than " + std::to_string(kMaxPieces) +

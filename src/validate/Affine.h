@@ -68,12 +68,20 @@ public:
     Isl<isl_set> condition(const Expr &e);
     /** Whether a and b have the same value everywhere (equal, or equal affine functions). */
     bool same_value(const Expr &a, const Expr &b);
+    /** From now on, drop the pieces of piecewise expressions that lie outside `params` (a
+     * set of parameter values that every check is restricted to, such as a hull of the
+     * entry assertions). The pieces kept are unchanged, so that an expression stays a
+     * function everywhere and equal to the exact one on `params`; without this, the min
+     * and max of bounds lowering computes for windows the entry checks exclude (an output
+     * narrower than its vector width) multiply pieces no check ever looks at. */
+    void restrict_to(Isl<isl_set> params);
 
 private:
     /** The most pieces a piecewise expression may have (min, max and select multiply
      * them). */
     static constexpr int kMaxPieces = 64;
 
+    Isl<isl_pw_aff> translate(const Expr &e);
     Isl<isl_pw_aff> pieces(Isl<isl_pw_aff> a, const Expr &e) const;
     template <typename F>
     Isl<isl_pw_aff> binary(const Expr &e, F op);
@@ -92,7 +100,9 @@ private:
     std::map<std::string, FusedLoop> fused_;
     Products *products_;
     Isl<isl_space> space_;
-    std::map<std::string, Isl<isl_pw_aff>> memo_;
+    std::map<std::string, Isl<isl_pw_aff>> memo_;                         // lets by name
+    std::map<const void *, std::pair<Expr, Isl<isl_pw_aff>>> nodes_;       // expressions by node
+    Isl<isl_set> restriction_;  // over the parameters; null if none
 };
 
 }  // namespace tessera::validator

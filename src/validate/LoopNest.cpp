@@ -36,6 +36,14 @@ static bool mentions_prefix(const Expr &e, const std::string &prefix) {
  * ramps become base + stride * lane, broadcasts their value, operators act on lanes. */
 Expr lane_of(const Expr &e) {
     struct Lane : IRMutator {
+        std::map<const void *, Expr> done;  // by node: e may share subexpressions (expand_lets)
+        Expr mutate(const Expr &x) override {
+            if (auto it = done.find(x.get()); it != done.end()) return it->second;
+            Expr r = IRMutator::mutate(x);
+            done.emplace(x.get(), r);
+            return r;
+        }
+        using IRMutator::mutate;
         Expr visit(const Ramp *op, const Expr &) override {
             const Expr b = mutate(op->base), st = mutate(op->stride);
             return Add::make(b, Mul::make(st, Variable::make(st.type(), kLane)));
@@ -246,6 +254,16 @@ private:
         }
     }
 
+    /** The simple hull of the context so far (the entry assertions), computed once per
+     * context: a convex superset, so that restricting expressions to it adds no pieces. */
+    Isl<isl_set> context_hull() {
+        if (!hull_ || hull_of_ != nest_.context.get()) {
+            hull_ = check(isl_set_from_basic_set(isl_set_simple_hull(nest_.context.copy())), "the context's hull");
+            hull_of_ = nest_.context.get();
+        }
+        return hull_;
+    }
+
     void statement(const Store *s) {
         Statement st;
         st.id = int(nest_.statements.size());
@@ -273,6 +291,7 @@ private:
         try {
             if (!s->provenance) throw Unsupported("the store to " + s->buffer + " has no provenance annotation");
             Affine affine(ctx_.get(), tuple, st.dims, lane_dim, lets_, nest_.parameters, fused_, &nest_.products);
+            affine.restrict_to(context_hull());
             Isl<isl_set> domain = affine.universe();
             if (lanes > 1) {
                 Isl<isl_pw_aff> lane = affine.dim(lane_dim);
@@ -281,6 +300,7 @@ private:
                 domain = check(isl_set_intersect(domain.release(), isl_pw_aff_lt_set(lane.copy(), affine.constant(lanes).release())),
                                "a lane range");
             }
+            domain = check(isl_set_intersect_params(domain.release(), context_hull().release()), "a domain");
             for (const Expr &c : conditions_)
                 domain = check(isl_set_coalesce(isl_set_intersect(domain.release(), affine.condition(c).release())),
                                "a domain");
@@ -322,6 +342,28 @@ private:
             st.iteration = Isl<isl_map>();
         }
         nest_.statements.push_back(std::move(st));
+    }
+
+    /** The name of the let in scope that holds `field` (".stride.1", ".r0.extent") of
+     * storage `buffer`, or "" if none. Lowering names a storage's descriptors after it;
+     * where uniquify_names renamed a copy of an allocation (f$2, in a partitioned loop),
+     * its descriptors are those of the original bound outside the copied code (f.stride.1)
+     * or the copy's own (f.r0.extent$2). */
+    std::string field_of(const std::string &buffer, const std::string &field) const {
+        if (lets_.count(buffer + field)) return buffer + field;
+        const size_t dollar = buffer.rfind('$');
+        const std::string base = dollar == std::string::npos ? buffer : buffer.substr(0, dollar);
+        const std::string name = base + field;
+        std::string found;
+        for (auto it = lets_.lower_bound(name); it != lets_.end() && it->first.compare(0, name.size(), name) == 0; ++it) {
+            const std::string rest = it->first.substr(name.size());
+            const bool renamed = rest.empty() || (rest.size() > 1 && rest[0] == '$' &&
+                                                  rest.find_first_not_of("0123456789", 1) == std::string::npos);
+            if (!renamed) continue;
+            if (!found.empty()) return "";  // two in scope: which one is not known
+            found = it->first;
+        }
+        return found;
     }
 
     /** How an allocation lays its cells out in memory: a cell's coordinates are read off a
@@ -369,8 +411,7 @@ private:
             product = Mul::make(product, l.extents[j]);
         }
         for (size_t k = 0; k < n; k++) {
-            const std::string name = a->name + ".stride." + std::to_string(k);
-            auto it = lets_.find(name);
+            auto it = lets_.find(field_of(a->name, ".stride." + std::to_string(k)));
             const auto stride = it == lets_.end() ? std::make_pair(int64_t(1), std::vector<std::string>{})
                                                   : factors(expand_lets(it->second, lets_));
             if (k > 0 && it == lets_.end()) {
@@ -413,20 +454,24 @@ private:
             // where lowering put a stride's value instead, the value says it.
             // Strides with equal values (a dimension of extent 1 between them) are told
             // apart in favour of the outer dimension: the inner one's coordinate is 0.
+            // A renamed copy of an allocation has its original's strides (field_of).
+            std::string storage = buffer;
+            if (const std::string s1 = field_of(buffer, ".stride.1"); allocated && !s1.empty())
+                storage = s1.substr(0, s1.rfind(".stride.1"));
             std::vector<std::pair<std::string, Expr>> stride_values;
             for (int k = n - 1; k >= 1; k--) {
-                const std::string name = buffer + ".stride." + std::to_string(k);
+                const std::string name = storage + ".stride." + std::to_string(k);
                 if (auto it = lets_.find(name); it != lets_.end()) {
                     const Expr v = expand_lets(it->second, lets_);
                     if (!analysis::detail::is_const_int(v)) stride_values.emplace_back(name, v);
                 }
             }
-            const Linear lin = linearize(lane_of(expand_lets(index, lets_, buffer + ".stride.")), buffer, stride_values);
+            const Linear lin = linearize(lane_of(expand_lets(index, lets_, storage + ".stride.")), storage, stride_values);
             std::vector<Expr> coords(size_t(std::max(n, 1)), IntImm::make(Int(64), 0));
             for (const auto &[key, coeff] : lin) {
                 int k = 0;
                 if (!key.empty()) {
-                    k = std::atoi(key.c_str() + buffer.size() + std::string(".stride.").size());
+                    k = std::atoi(key.c_str() + storage.size() + std::string(".stride.").size());
                     if (k <= 0 || k >= n)
                         throw Unsupported("the index into " + buffer + " uses " + key +
                                           " (storage reordered, or a dimension it does not have)");
@@ -464,20 +509,20 @@ private:
                 for (size_t k = 0; k < coords.size(); k++) {
                     // A coordinate taken modulo a fold lies in the fold, which is the extent.
                     if (as<Mod>(coords[k])) continue;
-                    const std::string extent = allocated ? buffer + ".r" + std::to_string(k) + ".extent"
-                                                         : buffer + ".extent." + std::to_string(k);
-                    Expr bound = Variable::make(Int(32), extent);
-                    if (allocated && !lets_.count(extent)) {
+                    const std::string region = ".r" + std::to_string(k) + ".extent";
+                    const std::string extent = allocated ? field_of(buffer, region) : buffer + ".extent." + std::to_string(k);
+                    Expr bound = extent.empty() ? Expr() : Variable::make(Int(32), extent);
+                    if (allocated && extent.empty()) {
                         // The region's extent is gone (a constant lowering substituted):
                         // the allocated extent bounds the cell instead, in the storage
                         // order of dimensions, which the stride of dimension 1 confirms.
                         const std::vector<Expr> &allocated_extents = allocation_extents_.at(buffer);
-                        auto stride1 = lets_.find(buffer + ".stride.1");
+                        auto stride1 = lets_.find(field_of(buffer, ".stride.1"));
                         const bool natural_order =
                             n == 1 || (stride1 != lets_.end() &&
                                        equal(expand_lets(stride1->second, lets_), expand_lets(allocated_extents[0], lets_)));
                         if (!natural_order || k >= allocated_extents.size())
-                            throw Unsupported("the extent " + extent + " of the region of " + buffer + " is not known");
+                            throw Unsupported("the extent " + region.substr(1) + " of the region of " + buffer + " is not known");
                         bound = allocated_extents[k];
                     }
                     Isl<isl_pw_aff> e = affine.expr(bound);
@@ -569,6 +614,8 @@ private:
     std::map<std::string, std::vector<Expr>> allocation_extents_;
     std::map<std::string, Layout> layouts_;       // allocations around
     int next_loop_id_ = 0;
+    Isl<isl_set> hull_;                    // context_hull(), and the context it is of
+    const isl_set *hull_of_ = nullptr;
 };
 
 }  // namespace
