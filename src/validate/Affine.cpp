@@ -12,7 +12,8 @@ using namespace ir;
 
 /** e with the lets of `lets` substituted by their values, recursively (a let's value may
  * use other lets), except those whose names start with `keep` (if not empty). */
-Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep) {
+Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep,
+                 std::map<std::string, Expr> *expansions) {
     // Each let is expanded once and its expansion shared by every use, so that the result
     // is a graph the size of the code (the tree it stands for can be exponentially larger:
     // lowering's bounds name each subexpression once and use it many times), and passes
@@ -20,9 +21,11 @@ Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const s
     struct Expand : IRMutator {
         const std::map<std::string, Expr> &lets;
         const std::string &keep;
-        std::map<std::string, Expr> expanded;
+        std::map<std::string, Expr> own;
+        std::map<std::string, Expr> &expanded;
         int depth = 0;
-        Expand(const std::map<std::string, Expr> &l, const std::string &k) : lets(l), keep(k) {}
+        Expand(const std::map<std::string, Expr> &l, const std::string &k, std::map<std::string, Expr> *cache)
+            : lets(l), keep(k), expanded(cache ? *cache : own) {}
         Expr visit(const Variable *op, const Expr &self) override {
             if (!keep.empty() && op->name.compare(0, keep.size(), keep) == 0) return self;
             auto it = lets.find(op->name);
@@ -34,7 +37,7 @@ Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const s
             expanded.emplace(op->name, r);
             return r;
         }
-    } expand(lets, keep);
+    } expand(lets, keep, expansions);
     return expand.mutate(e);
 }
 
@@ -97,8 +100,8 @@ Isl<isl_pw_aff> Affine::translate(const Expr &e) {
     }
     case ExprKind::Add: return binary(e, isl_pw_aff_add);
     case ExprKind::Sub: return binary(e, isl_pw_aff_sub);
-    case ExprKind::Min: return binary(e, isl_pw_aff_min);
-    case ExprKind::Max: return binary(e, isl_pw_aff_max);
+    case ExprKind::Min:
+    case ExprKind::Max: return min_max(e);
     case ExprKind::Mul: {
         const Mul *m = as<Mul>(e);
         Isl<isl_pw_aff> a = expr(m->a), b = expr(m->b);
@@ -278,43 +281,59 @@ Isl<isl_set> Affine::condition(const Expr &e) {
 }
 
 
-void Affine::restrict_to(Isl<isl_set> params) {
-    restriction_ = std::move(params);
-    memo_.clear();
-    nodes_.clear();
+void Affine::restrict_to(Isl<isl_set> points) {
+    // Only ever narrowed: what was translated before is exact on the new restriction too.
+    if (isl_set_is_params(points.get()) == isl_bool_true) {
+        params_restriction_ = check(isl_set_intersect_params(universe().release(), points.copy()), "a restriction");
+        points = params_restriction_;
+    }
+    restriction_ = std::move(points);
+}
+
+const Isl<isl_set> &Affine::restriction_for(const Isl<isl_pw_aff> &a) const {
+    // An expression of the parameters alone (a bound lowering computed before the loops)
+    // is simplified on the parameters' restriction: the loops' would only cost more.
+    const unsigned n = unsigned(dims_.size());
+    if (params_restriction_ && isl_pw_aff_involves_dims(a.get(), isl_dim_in, 0, n) == isl_bool_false)
+        return params_restriction_;
+    return restriction_;
 }
 
 Isl<isl_pw_aff> Affine::pieces(Isl<isl_pw_aff> a, const Expr &e) const {
-    if (restriction_ && isl_pw_aff_n_piece(a.get()) > 1) {
-        struct Keep {
-            isl_set *restriction;
-            isl_pw_aff *kept = nullptr;
-            bool failed = false;
-        } keep{restriction_.get()};
-        auto piece = [](isl_set *domain, isl_aff *aff, void *user) -> isl_stat {
-            Keep &k = *static_cast<Keep *>(user);
-            const isl_bool disjoint = isl_set_is_disjoint(domain, k.restriction);
-            if (disjoint == isl_bool_error) k.failed = true;
-            if (disjoint != isl_bool_false) {
-                isl_set_free(domain);
-                isl_aff_free(aff);
-                return k.failed ? isl_stat_error : isl_stat_ok;
-            }
-            isl_pw_aff *p = isl_pw_aff_alloc(domain, aff);
-            // Pieces of one function have disjoint domains: their union is their sum.
-            k.kept = k.kept ? isl_pw_aff_union_add(k.kept, p) : p;
-            return isl_stat_ok;
-        };
-        const isl_stat status = isl_pw_aff_foreach_piece(a.get(), piece, &keep);
-        Isl<isl_pw_aff> kept(keep.kept);
-        if (status == isl_stat_error || keep.failed) check<isl_pw_aff>(nullptr, "a piecewise expression");
-        if (kept) a = std::move(kept);
-    }
+    // Simplified on the restriction: pieces outside it dropped, the others' domains
+    // simplified there (so that they may overlap outside it, where nothing looks).
+    if (restriction_ && isl_pw_aff_n_piece(a.get()) > 1)
+        a = check(isl_pw_aff_gist(a.release(), restriction_for(a).copy()), "a piecewise expression");
     a = check(isl_pw_aff_coalesce(a.release()), "a piecewise expression");
     if (isl_pw_aff_n_piece(a.get()) > kMaxPieces)
         throw Unsupported("the expression " + to_string(e) + " has more than " + std::to_string(kMaxPieces) +
                           " affine pieces");
     return a;
+}
+
+Isl<isl_pw_aff> Affine::min_max(const Expr &e) {
+    const Expr *a = nullptr, *b = nullptr;
+    analysis::detail::binary_operands(e, a, b);
+    Isl<isl_pw_aff> x = expr(*a), y = expr(*b);
+    // An operand no greater (for min) than the other wherever the checks look is the
+    // result: isl's min would split the domain on a comparison it does not see always
+    // holds when floors are involved ((c + 1) / 16 against c / 16 + 1, of a loop
+    // partition's bounds), and the pieces multiply through every use.
+    if (restriction_) {
+        const Isl<isl_set> &where = restriction_for(x).get() == restriction_.get() ? restriction_ : restriction_for(y);
+        auto never = [&](isl_set *(*cmp)(isl_pw_aff *, isl_pw_aff *)) {
+            Isl<isl_set> s = check(cmp(x.copy(), y.copy()), "a comparison");
+            s = check(isl_set_intersect(s.release(), where.copy()), "a comparison");
+            return isl_set_is_empty(s.get()) == isl_bool_true;
+        };
+        const bool is_min = e->kind == ExprKind::Min;
+        if (never(is_min ? isl_pw_aff_gt_set : isl_pw_aff_lt_set)) return x;
+        if (never(is_min ? isl_pw_aff_lt_set : isl_pw_aff_gt_set)) return y;
+    }
+    Isl<isl_pw_aff> r = check(e->kind == ExprKind::Min ? isl_pw_aff_min(x.release(), y.release())
+                                                      : isl_pw_aff_max(x.release(), y.release()),
+                              "an affine operation");
+    return pieces(std::move(r), e);
 }
 
 template <typename F>

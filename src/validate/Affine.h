@@ -22,8 +22,12 @@ struct FusedLoop {
 };
 
 /** e with the lets of `lets` substituted by their values, recursively (a let's value may
- * use other lets), except those whose names start with `keep` (if not empty). */
-Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep = "");
+ * use other lets), except those whose names start with `keep` (if not empty). Each let is
+ * expanded once and shared by its uses; given `expansions`, across calls too (valid while
+ * each name means one let, and for one `keep`), so that translations memoized by node
+ * (Affine::expr) see the same nodes. */
+Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep = "",
+                 std::map<std::string, Expr> *expansions = nullptr);
 
 /** Whether e is the integer constant 0. */
 bool is_zero(const Expr &e);
@@ -68,13 +72,17 @@ public:
     Isl<isl_set> condition(const Expr &e);
     /** Whether a and b have the same value everywhere (equal, or equal affine functions). */
     bool same_value(const Expr &a, const Expr &b);
-    /** From now on, drop the pieces of piecewise expressions that lie outside `params` (a
-     * set of parameter values that every check is restricted to, such as a hull of the
-     * entry assertions). The pieces kept are unchanged, so that an expression stays a
-     * function everywhere and equal to the exact one on `params`; without this, the min
-     * and max of bounds lowering computes for windows the entry checks exclude (an output
-     * narrower than its vector width) multiply pieces no check ever looks at. */
-    void restrict_to(Isl<isl_set> params);
+    /** From now on, drop the pieces of piecewise expressions that lie outside `points`
+     * (a set of the tuple's points, or of parameter values, that every check is restricted
+     * to: a hull of the entry assertions, then the statement's domain as it is built, loop
+     * by loop). The pieces kept are unchanged, so that an expression stays a function
+     * everywhere and equal to the exact one on `points`; and the min or max of two
+     * operands of which one is the smaller on all of `points` is that operand. Without
+     * this, the min and max of bounds computed for windows the entry checks exclude (an
+     * output narrower than its vector width), or of a loop partition's bounds for
+     * iterations its loop does not run, multiply pieces no check ever looks at. Only
+     * ever narrowed. */
+    void restrict_to(Isl<isl_set> points);
 
 private:
     /** The most pieces a piecewise expression may have (min, max and select multiply
@@ -82,6 +90,7 @@ private:
     static constexpr int kMaxPieces = 64;
 
     Isl<isl_pw_aff> translate(const Expr &e);
+    Isl<isl_pw_aff> min_max(const Expr &e);
     Isl<isl_pw_aff> pieces(Isl<isl_pw_aff> a, const Expr &e) const;
     template <typename F>
     Isl<isl_pw_aff> binary(const Expr &e, F op);
@@ -102,7 +111,9 @@ private:
     Isl<isl_space> space_;
     std::map<std::string, Isl<isl_pw_aff>> memo_;                         // lets by name
     std::map<const void *, std::pair<Expr, Isl<isl_pw_aff>>> nodes_;       // expressions by node
-    Isl<isl_set> restriction_;  // over the parameters; null if none
+    const Isl<isl_set> &restriction_for(const Isl<isl_pw_aff> &a) const;
+    Isl<isl_set> restriction_;         // over the tuple's space; null if none
+    Isl<isl_set> params_restriction_;  // its part on the parameters (restrict_to's first call)
 };
 
 }  // namespace tessera::validator

@@ -1,10 +1,13 @@
 #include "validate/LoopNest.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <map>
 #include <set>
 
 #include "analysis/ConstMath.h"
+#include "analysis/Simplify.h"
 #include "ir/Function.h"
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
@@ -29,6 +32,19 @@ static bool mentions_prefix(const Expr &e, const std::string &prefix) {
         void visit(const Variable *op) override { found = found || op->name.compare(0, prefix.size(), prefix) == 0; }
     } f(prefix);
     f.include(e);
+    return f.found;
+}
+
+/** Whether statement s uses the variable `name`. */
+static bool mentions_name(const Stmt &s, const std::string &name) {
+    struct Find : IRVisitor {
+        const std::string &name;
+        bool found = false;
+        explicit Find(const std::string &n) : name(n) {}
+        using IRVisitor::include;
+        void visit(const Variable *op) override { found = found || op->name == name; }
+    } f(name);
+    f.include(s);
     return f.found;
 }
 
@@ -124,14 +140,83 @@ std::string read_key(const std::string &buffer, const Expr &index) { return buff
 
 namespace {
 
+/** A coordinate that is a clamp of some v to [lo, hi] plus other terms: clamp(v, lo, hi)
+ * + rest, the clamp written min(max(v, lo), hi) or max(min(v, hi), lo), under widening
+ * integer casts. Such a coordinate lies in [lo + rest, hi + rest] whenever lo <= hi,
+ * whatever v is: a boundary condition's clamp of a loop index, whose cases (below, inside,
+ * above the input, for each part of each partitioned loop) multiply when v is translated. */
+struct ClampedCoordinate {
+    Expr lo, hi, rest;
+};
+
+std::optional<ClampedCoordinate> clamped_coordinate(const Expr &coord) {
+    // The coordinate as signed terms.
+    std::vector<std::pair<Expr, bool>> terms;  // term, negated
+    std::function<void(const Expr &, bool)> flatten = [&](const Expr &e, bool negated) {
+        if (const Add *a = as<Add>(e)) {
+            flatten(a->a, negated);
+            flatten(a->b, negated);
+        } else if (const Sub *d = as<Sub>(e)) {
+            flatten(d->a, negated);
+            flatten(d->b, !negated);
+        } else {
+            terms.emplace_back(e, negated);
+        }
+    };
+    flatten(coord, false);
+    auto strip = [](Expr e) {
+        while (const Cast *c = as<Cast>(e)) {
+            const Type from = c->value.type(), to = c->type;
+            if (!(from.is_int() || from.is_uint()) || !to.is_int() || to.bits < from.bits || (from.is_uint() && to.bits == from.bits))
+                break;
+            e = c->value;
+        }
+        return e;
+    };
+    std::optional<ClampedCoordinate> found;
+    size_t at = 0;
+    for (size_t i = 0; i < terms.size(); i++) {
+        if (terms[i].second) continue;
+        const Expr t = strip(terms[i].first);
+        ClampedCoordinate c;
+        if (const Min *mn = as<Min>(t)) {
+            const Max *mx = as<Max>(mn->a);
+            if (!mx) continue;
+            c.lo = mx->b;
+            c.hi = mn->b;
+        } else if (const Max *mx = as<Max>(t)) {
+            const Min *mn = as<Min>(mx->a);
+            if (!mn) continue;
+            c.lo = mx->b;
+            c.hi = mn->b;
+        } else {
+            continue;
+        }
+        if (found) return std::nullopt;  // two clamps: not this form
+        found = c;
+        at = i;
+    }
+    if (!found) return std::nullopt;
+    Expr rest = IntImm::make(Int(64), 0);
+    for (size_t i = 0; i < terms.size(); i++) {
+        if (i == at) continue;
+        const Expr t = Cast::make(Int(64), terms[i].first);
+        rest = terms[i].second ? Sub::make(rest, t) : Add::make(rest, t);
+    }
+    found->rest = rest;
+    return found;
+}
+
 /** The walk over the body: the loops, conditions and lets around each statement. */
 class Walk {
 public:
     Walk(IslContext &ctx, LoopNest &nest, const std::function<bool(const Statement &)> &wanted,
          const ir::LoweredPipeline &p)
         : ctx_(ctx), nest_(nest), wanted_(wanted) {
-        for (const PipelineArgument &a : p.args)
+        for (const PipelineArgument &a : p.args) {
             if (a.kind != PipelineArgument::Kind::Param) buffer_dims_[a.name] = a.dimensions;
+            if (a.kind == PipelineArgument::Kind::InputBuffer) inputs_.insert(a.name);
+        }
         nest_.context = check(isl_set_universe(isl_space_params_alloc(ctx.get(), 0)), "the context");
     }
 
@@ -143,11 +228,12 @@ public:
             lets_[l->name] = l->value;
             visit(l->body);
             lets_.erase(l->name);
+            for (auto &entry : expansions_) entry.second.erase(l->name);
             return;
         }
         case StmtKind::For: {
             const For *f = as<For>(s);
-            if (fused_loop(f)) return;
+            if (fused_loop(f) || boundary_loop(f)) return;
             const Expr v = Variable::make(f->min.type(), f->name);
             enter_loop(f->name, f->for_type == ForType::Parallel, f->min.type());
             conditions_.push_back(GE::make(v, f->min));
@@ -219,7 +305,7 @@ private:
         if (!product) return false;
         const Type t = f->min.type();
         const std::string outer = f->name + ".outer", inner = f->name + ".inner";
-        fused_[f->name] = FusedLoop{expand_lets(product->a, lets_), outer, inner, t};
+        fused_[f->name] = FusedLoop{expand(product->a), outer, inner, t};
         const Expr vo = Variable::make(t, outer), vi = Variable::make(t, inner), zero = IntImm::make(t, 0);
         for (const std::string &name : {outer, inner}) enter_loop(name, f->for_type == ForType::Parallel && name == outer, t);
         // The inner loop of the fuse is parallel too: any two iterations of the fused loop
@@ -235,12 +321,72 @@ private:
         return true;
     }
 
+    /** e with the lets in scope expanded (expand_lets), sharing each let's expansion
+     * with the earlier calls in its scope (an expansion is forgotten when its let's scope
+     * ends: before src/lower/UniquifyNames.cpp, which the per-pass mode validates, a name
+     * may be bound again elsewhere). */
+    Expr expand(const Expr &e, const std::string &keep = "") { return expand_lets(e, lets_, keep, &expansions_[keep]); }
+
+    /** A serial loop over a partitioned loop's prologue and epilogue at once
+     * (src/lower/PartitionLoops.cpp): b in [0, X) running
+     *     let v = select(b < P, M + b, E + (b - P)) in body
+     * as two loops over v: [M, M + P) then [E, E + X - P) (each cut to b in [0, X)). In
+     * the order of b every iteration of the first precedes every one of the second, and
+     * within each v grows with b, so the two loops run the same instances in the same
+     * order; and v, a loop variable now, keeps the partition's bounds out of every
+     * expression of the body (the select of two piecewise bounds, with the clamps of the
+     * body, multiplies pieces). False if f is not of that form. A parallel one stays as
+     * it is: two loops in sequence would order iterations that run at once. */
+    bool boundary_loop(const For *f) {
+        if (!f->loop || f->loop->part != LoopPart::Boundaries || f->for_type != ForType::Serial || !is_zero(f->min))
+            return false;
+        const LetStmt *l = as<LetStmt>(f->body);
+        const Select *sel = l ? as<Select>(l->value) : nullptr;
+        const LT *lt = sel ? as<LT>(sel->condition) : nullptr;
+        const Variable *b = lt ? as<Variable>(lt->a) : nullptr;
+        if (!b || b->name != f->name) return false;
+        auto is_b = [&](const Expr &e) {
+            const Variable *v = as<Variable>(e);
+            return v && v->name == f->name;
+        };
+        const Expr P = lt->b;
+        Expr M;
+        if (is_b(sel->true_value)) M = IntImm::make(P.type(), 0);
+        else if (const Add *a = as<Add>(sel->true_value); a && is_b(a->b)) M = a->a;
+        else if (const Add *a = as<Add>(sel->true_value); a && is_b(a->a)) M = a->b;
+        else return false;
+        const Add *e = as<Add>(sel->false_value);
+        const Sub *d = e ? as<Sub>(e->b) : nullptr;
+        if (!d || !is_b(d->a) || !equal(d->b, P)) return false;
+        const Expr E = e->a, X = f->extent;
+        for (const Expr &x : {P, M, E, X})
+            if (mentions_prefix(x, f->name)) return false;
+        if (mentions_name(l->body, f->name)) return false;
+        const Type t = f->min.type();
+        const Expr v = Variable::make(t, l->name);
+        // b = v - M in the first loop, b = v - E + P in the second; each b in [0, X).
+        // (Simplified: X is P + (N - E) as lowering writes it, so that E + X - P is N, and
+        // each bound is exact, integer arithmetic on int32 values, as the rest.)
+        auto bound = [](const Expr &x) { return analysis::simplify(x); };
+        const std::vector<std::vector<Expr>> parts = {
+            {GE::make(v, M), LT::make(v, bound(Add::make(M, P))), LT::make(v, bound(Add::make(M, X)))},
+            {GE::make(v, E), GE::make(v, bound(Sub::make(E, P))), LT::make(v, bound(Add::make(E, Sub::make(X, P))))}};
+        for (const std::vector<Expr> &bounds : parts) {
+            enter_loop(l->name, false, t);
+            conditions_.insert(conditions_.end(), bounds.begin(), bounds.end());
+            visit(l->body);
+            conditions_.resize(conditions_.size() - bounds.size());
+            leave_loop();
+        }
+        return true;
+    }
+
     void assertion(const AssertStmt *a) {
         if (!loops_.empty() || !conditions_.empty()) {
             nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (inside a loop or an if)");
             return;
         }
-        nest_.entry_assertions.push_back(expand_lets(a->condition, lets_));
+        nest_.entry_assertions.push_back(expand(a->condition));
         ctx_.reset_operations();
         try {
             Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters, {}, &nest_.products);
@@ -301,9 +447,11 @@ private:
                                "a lane range");
             }
             domain = check(isl_set_intersect_params(domain.release(), context_hull().release()), "a domain");
-            for (const Expr &c : conditions_)
+            for (const Expr &c : conditions_) {
                 domain = check(isl_set_coalesce(isl_set_intersect(domain.release(), affine.condition(c).release())),
                                "a domain");
+                affine.restrict_to(domain);
+            }
             Isl<isl_map> writes;
             if (s->provenance->coords.empty()) {
                 writes = check(isl_map_from_domain(domain.copy()), "a write relation");
@@ -330,11 +478,11 @@ private:
             }
             st.domain = std::move(domain);
             st.writes = std::move(writes);
-            st.value = expand_lets(s->value, lets_);
+            st.value = expand(s->value);
             cells(s, affine, st);
-            for (const Expr &c : conditions_) st.conditions.push_back(expand_lets(c, lets_));
-            st.index = expand_lets(s->index, lets_);
-            for (const Expr &c : s->provenance->coords) st.coords.push_back(expand_lets(c, lets_));
+            for (const Expr &c : conditions_) st.conditions.push_back(expand(c));
+            st.index = expand(s->index);
+            for (const Expr &c : s->provenance->coords) st.coords.push_back(expand(c));
         } catch (const Unsupported &u) {
             st.unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             st.domain = Isl<isl_set>();
@@ -398,9 +546,9 @@ private:
         return r;
     }
 
-    Layout layout_of(const Allocate *a) const {
+    Layout layout_of(const Allocate *a) {
         Layout l;
-        for (const Expr &e : a->extents) l.extents.push_back(expand_lets(e, lets_));
+        for (const Expr &e : a->extents) l.extents.push_back(expand(e));
         const size_t n = l.extents.size();
         l.position.assign(n, -1);
         std::vector<bool> used(n, false);
@@ -413,7 +561,7 @@ private:
         for (size_t k = 0; k < n; k++) {
             auto it = lets_.find(field_of(a->name, ".stride." + std::to_string(k)));
             const auto stride = it == lets_.end() ? std::make_pair(int64_t(1), std::vector<std::string>{})
-                                                  : factors(expand_lets(it->second, lets_));
+                                                  : factors(expand(it->second));
             if (k > 0 && it == lets_.end()) {
                 l.why = "the stride of dimension " + std::to_string(k) + " of " + a->name + " is not known";
                 break;
@@ -442,6 +590,42 @@ private:
         std::string cells_unmodelled, bounds_unmodelled;
     };
 
+    /** Where a read of input `buffer` at `coords`, some of them clamped
+     * (clamped_coordinate), is outside the buffer, from the clamps' bounds instead of the
+     * clamped values: nullopt if no coordinate is clamped, or if that finds instances
+     * outside under the context (the bounds of a clamp over-approximate the values it
+     * takes, so such instances may not be real, and the exact translation decides). */
+    std::optional<Isl<isl_set>> clamped_outside(const std::string &buffer, const std::vector<Expr> &coords, Affine &affine,
+                                                const Isl<isl_set> &domain) {
+        bool any = false;
+        Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(domain.get())), "the cells outside");
+        for (size_t k = 0; k < coords.size(); k++) {
+            const Isl<isl_pw_aff> extent = affine.expr(Variable::make(Int(32), buffer + ".extent." + std::to_string(k)));
+            Isl<isl_pw_aff> lo, hi;
+            if (std::optional<ClampedCoordinate> c = clamped_coordinate(coords[k])) {
+                any = true;
+                const Isl<isl_pw_aff> rest = affine.expr(c->rest), l = affine.expr(c->lo), h = affine.expr(c->hi);
+                outside = check(isl_set_union(outside.release(), isl_pw_aff_gt_set(l.copy(), h.copy())), "the cells outside");
+                lo = check(isl_pw_aff_add(l.copy(), rest.copy()), "a bound");
+                hi = check(isl_pw_aff_add(h.copy(), rest.copy()), "a bound");
+            } else {
+                lo = affine.expr(coords[k]);
+                hi = lo;
+            }
+            Isl<isl_set> below = check(isl_pw_aff_lt_set(lo.release(), affine.constant(0).release()), "a bound");
+            Isl<isl_set> above = check(isl_pw_aff_ge_set(hi.release(), extent.copy()), "a bound");
+            outside = check(isl_set_union(outside.release(), isl_set_union(below.release(), above.release())), "the cells outside");
+        }
+        if (!any) return std::nullopt;
+        outside = check(isl_set_coalesce(isl_set_intersect(outside.release(), domain.copy())), "the cells outside");
+        Isl<isl_set> real = check(isl_set_intersect_params(outside.copy(), nest_.context.copy()), "the cells outside");
+        if (isl_set_is_empty(real.get()) != isl_bool_true) return std::nullopt;
+        return outside;
+    }
+
+    /** The most pieces the cells an input is read at may take (see access). */
+    static constexpr long kMaxInputCellPieces = 12;
+
     Access access(const std::string &buffer, const Expr &index, Affine &affine, const Isl<isl_set> &domain) {
         Access a;
         try {
@@ -462,11 +646,11 @@ private:
             for (int k = n - 1; k >= 1; k--) {
                 const std::string name = storage + ".stride." + std::to_string(k);
                 if (auto it = lets_.find(name); it != lets_.end()) {
-                    const Expr v = expand_lets(it->second, lets_);
+                    const Expr v = expand(it->second);
                     if (!analysis::detail::is_const_int(v)) stride_values.emplace_back(name, v);
                 }
             }
-            const Linear lin = linearize(lane_of(expand_lets(index, lets_, storage + ".stride.")), storage, stride_values);
+            const Linear lin = linearize(lane_of(expand(index, storage + ".stride.")), storage, stride_values);
             std::vector<Expr> coords(size_t(std::max(n, 1)), IntImm::make(Int(64), 0));
             for (const auto &[key, coeff] : lin) {
                 int k = 0;
@@ -478,14 +662,33 @@ private:
                 }
                 coords[size_t(k)] = coeff;
             }
+            if (inputs_.count(buffer))
+                if (std::optional<Isl<isl_set>> outside = clamped_outside(buffer, coords, affine, domain)) {
+                    a.outside = std::move(*outside);
+                    a.cells_unmodelled = "the cells of " + buffer + " read here are clamped (their bounds are checked by the clamp)";
+                    return a;
+                }
             std::vector<Isl<isl_pw_aff>> affs;
+            long pieces = 1;
             for (const Expr &c : coords) {
                 affs.push_back(affine.expr(c));
-                Isl<isl_map> m = check(isl_map_from_pw_aff(affs.back().copy()), "a cell");
-                a.cells = a.cells ? check(isl_map_flat_range_product(a.cells.release(), m.release()), "a cell") : std::move(m);
+                pieces *= isl_pw_aff_n_piece(affs.back().get());
             }
-            a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
-            a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
+            // The cells of an input are only its bounds' business (no store writes them,
+            // and the value check reads an input's coordinates off the index): a clamped
+            // load's cells, the product of each coordinate's pieces, are left out.
+            if (allocated || pieces <= kMaxInputCellPieces) {
+                for (const Isl<isl_pw_aff> &c : affs) {
+                    Isl<isl_map> m = check(isl_map_from_pw_aff(c.copy()), "a cell");
+                    a.cells = a.cells ? check(isl_map_flat_range_product(a.cells.release(), m.release()), "a cell") : std::move(m);
+                }
+                a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
+                a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
+            } else {
+                a.cells_unmodelled = "the cells of " + buffer + " read here take " + std::to_string(pieces) +
+                                     " affine pieces (a clamped load), more than the " + std::to_string(kMaxInputCellPieces) +
+                                     " the value check would use";
+            }
             // Cells of an allocation are distinct memory when its layout is dense and each
             // coordinate lies within its allocated extent (the instances where one does not
             // are out of bounds); a flat cell (no stride in the index) is its address.
@@ -520,7 +723,7 @@ private:
                         auto stride1 = lets_.find(field_of(buffer, ".stride.1"));
                         const bool natural_order =
                             n == 1 || (stride1 != lets_.end() &&
-                                       equal(expand_lets(stride1->second, lets_), expand_lets(allocated_extents[0], lets_)));
+                                       equal(expand(stride1->second), expand(allocated_extents[0])));
                         if (!natural_order || k >= allocated_extents.size())
                             throw Unsupported("the extent " + region.substr(1) + " of the region of " + buffer + " is not known");
                         bound = allocated_extents[k];
@@ -542,11 +745,11 @@ private:
                     try {
                         Expr size;
                         for (const Expr &e : allocation_extents_.at(buffer)) {
-                            const Expr x = Cast::make(Int(64), expand_lets(e, lets_));
+                            const Expr x = Cast::make(Int(64), expand(e));
                             size = size.defined() ? Mul::make(size, x) : x;
                         }
                         if (!size.defined()) size = IntImm::make(Int(64), 1);
-                        Isl<isl_pw_aff> flat = affine.expr(lane_of(expand_lets(index, lets_)));
+                        Isl<isl_pw_aff> flat = affine.expr(lane_of(expand(index)));
                         Isl<isl_set> below = check(isl_pw_aff_lt_set(flat.copy(), affine.constant(0).release()), "a bound");
                         Isl<isl_set> above = check(isl_pw_aff_ge_set(flat.copy(), affine.expr(size).release()), "a bound");
                         a.outside = check(isl_set_coalesce(isl_set_union(
@@ -610,10 +813,12 @@ private:
     std::map<std::string, int> allocated_at_;  // allocations around, and the loops outside each
     std::map<std::string, FusedLoop> fused_;    // fused loops around
     std::map<std::string, int> buffer_dims_;     // the pipeline's buffers
+    std::set<std::string> inputs_;               // its input buffers
     std::map<std::string, int> allocation_dims_;  // allocations around
     std::map<std::string, std::vector<Expr>> allocation_extents_;
     std::map<std::string, Layout> layouts_;       // allocations around
     int next_loop_id_ = 0;
+    std::map<std::string, std::map<std::string, Expr>> expansions_;  // expand's, by `keep`
     Isl<isl_set> hull_;                    // context_hull(), and the context it is of
     const isl_set *hull_of_ = nullptr;
 };

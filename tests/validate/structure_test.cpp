@@ -9,6 +9,7 @@
 #include <tessera/tessera.h>
 
 #include "ir/IRMutator.h"
+#include "ir/IRPrinter.h"
 #include "ir/Substitute.h"
 #include "lower/Lower.h"
 #include "support/images.h"
@@ -258,4 +259,26 @@ TEST(ValidateStructure, StridesEqualAcrossADimensionOfExtentOne) {
     auto r = validator::check_structure(lower::lower(f0.data()));
     EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
+}
+
+TEST(ValidateStructure, CopiesOfAnAllocationInAPartitionedLoopAreModelled) {
+    // A boundary condition read at the strip's rows partitions the parallel loop over
+    // strips, and each part gets its own copy of the producer's storage (f, f$2, f$3 after
+    // renaming), indexed with the strides and region of the original: every access of
+    // every copy is modelled, so the races between strips and the bounds are decided.
+    Buffer<uint16_t> in = image(64, 48);
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func f("f"), g("g");
+    f(x, y) = cast<uint16_t>(clamped(x, y - 1)) + cast<uint16_t>(clamped(x, y + 1));
+    g(x, y) = f(x, y) + f(x, y + 1) + cast<uint16_t>(clamped(x, y));
+    g.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8);
+    f.store_at(g, yo).compute_at(g, yi);
+    const ir::LoweredPipeline p = lower::lower(g.data());
+    // The premise: partitioning did copy the storage.
+    EXPECT_NE(ir::to_string(p.body).find("allocate f$2"), std::string::npos);
+    validator::StructureOptions options;
+    auto r = validator::check_structure(p, options);
+    EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
+    EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
 }

@@ -10,6 +10,7 @@
 #include <tessera/tessera.h>
 
 #include "ir/IRMutator.h"
+#include "ir/IRPrinter.h"
 #include "lower/Lower.h"
 #include "support/images.h"
 #include "support/lowered_edits.h"
@@ -248,4 +249,55 @@ TEST(ValidateValues, TheEvaluationsQuickPipelinesAreProved) {
         const ValidationReport r = validate(f);
         EXPECT_EQ(r.verdict, Verdict::Proved) << name << "\n" << r.to_string();
     }
+}
+
+namespace {
+
+/** g(x, y) = clamped(x - 1, y) + clamped(x + 1, y + 1), vectorized: the vector loop is
+ * partitioned, its prologue and epilogue in one boundary loop whose variable is a select
+ * of the two (src/lower/PartitionLoops.cpp). */
+ir::LoweredPipeline clamped_stencil() {
+    Buffer<uint16_t> in = image(64, 48);
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func g("g");
+    g(x, y) = clamped(x - 1, y) + clamped(x + 1, y + 1);
+    g.vectorize(x, 8);
+    return lower::lower(g.data());
+}
+
+/** Adds `delta` to the epilogue's side of boundary loops' selects. */
+struct ShiftEpilogues : ir::IRMutator {
+    int delta = 1, edited = 0;
+    ir::Stmt visit(const ir::LetStmt *op, const ir::Stmt &self) override {
+        const ir::Select *s = ir::as<ir::Select>(op->value);
+        const ir::LT *lt = s ? ir::as<ir::LT>(s->condition) : nullptr;
+        const ir::Variable *b = lt ? ir::as<ir::Variable>(lt->a) : nullptr;
+        const std::string suffix = ".boundary";
+        if (!b || b->name.size() < suffix.size() || b->name.compare(b->name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            return ir::IRMutator::visit(op, self);
+        edited++;
+        const Expr shifted = ir::Add::make(s->false_value, ir::IntImm::make(s->false_value.type(), delta));
+        return ir::LetStmt::make(op->name, ir::Select::make(s->condition, s->true_value, shifted), mutate(op->body));
+    }
+};
+
+}  // namespace
+
+TEST(ValidateValues, ABoundaryLoopIsProvedPartByPart) {
+    // The boundary loop is modelled as its two parts, two loops over the partitioned
+    // variable: the clamps of the body then see an affine index.
+    const ir::LoweredPipeline p = clamped_stencil();
+    ASSERT_NE(ir::to_string(p.body).find(".boundary"), std::string::npos) << "no boundary loop to model";
+    const validator::ValidationReport r = validator::validate_lowered(p);
+    EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
+}
+
+TEST(ValidateValues, AShiftedEpilogueInABoundaryLoopIsRefuted) {
+    ir::LoweredPipeline p = clamped_stencil();
+    ShiftEpilogues shift;
+    p.body = shift.mutate(p.body);
+    ASSERT_GE(shift.edited, 1);
+    const validator::ValidationReport r = validator::validate_lowered(p);
+    EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
 }
