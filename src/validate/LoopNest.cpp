@@ -590,37 +590,38 @@ private:
         std::string cells_unmodelled, bounds_unmodelled;
     };
 
-    /** Where a read of input `buffer` at `coords`, some of them clamped
-     * (clamped_coordinate), is outside the buffer, from the clamps' bounds instead of the
-     * clamped values: nullopt if no coordinate is clamped, or if that finds instances
-     * outside under the context (the bounds of a clamp over-approximate the values it
-     * takes, so such instances may not be real, and the exact translation decides). */
+    /** Where a read of input `buffer` at `coords` is outside the buffer, with each
+     * clamped coordinate (clamped_coordinate) bounded by its clamp's bounds instead of
+     * its value where that shows it inside under the context (the bounds of a clamp
+     * over-approximate the values it takes; where they do not show it, as for a clamp of
+     * a constant channel index to [0, extent), its value decides). nullopt if no
+     * coordinate is clamped. */
     std::optional<Isl<isl_set>> clamped_outside(const std::string &buffer, const std::vector<Expr> &coords, Affine &affine,
                                                 const Isl<isl_set> &domain) {
         bool any = false;
+        for (const Expr &c : coords) any = any || clamped_coordinate(c).has_value();
+        if (!any) return std::nullopt;
         Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(domain.get())), "the cells outside");
+        auto between = [&](const Isl<isl_pw_aff> &lo, const Isl<isl_pw_aff> &hi, const Isl<isl_pw_aff> &extent) {
+            Isl<isl_set> below = check(isl_pw_aff_lt_set(lo.copy(), affine.constant(0).release()), "a bound");
+            Isl<isl_set> above = check(isl_pw_aff_ge_set(hi.copy(), extent.copy()), "a bound");
+            return check(isl_set_intersect(isl_set_union(below.release(), above.release()), domain.copy()), "the cells outside");
+        };
         for (size_t k = 0; k < coords.size(); k++) {
             const Isl<isl_pw_aff> extent = affine.expr(Variable::make(Int(32), buffer + ".extent." + std::to_string(k)));
-            Isl<isl_pw_aff> lo, hi;
             if (std::optional<ClampedCoordinate> c = clamped_coordinate(coords[k])) {
-                any = true;
                 const Isl<isl_pw_aff> rest = affine.expr(c->rest), l = affine.expr(c->lo), h = affine.expr(c->hi);
-                outside = check(isl_set_union(outside.release(), isl_pw_aff_gt_set(l.copy(), h.copy())), "the cells outside");
-                lo = check(isl_pw_aff_add(l.copy(), rest.copy()), "a bound");
-                hi = check(isl_pw_aff_add(h.copy(), rest.copy()), "a bound");
-            } else {
-                lo = affine.expr(coords[k]);
-                hi = lo;
+                Isl<isl_set> approx = between(check(isl_pw_aff_add(l.copy(), rest.copy()), "a bound"),
+                                              check(isl_pw_aff_add(h.copy(), rest.copy()), "a bound"), extent);
+                approx = check(isl_set_union(approx.release(), isl_set_intersect(isl_pw_aff_gt_set(l.copy(), h.copy()), domain.copy())),
+                               "the cells outside");
+                approx = check(isl_set_intersect_params(approx.release(), nest_.context.copy()), "the cells outside");
+                if (isl_set_is_empty(approx.get()) == isl_bool_true) continue;
             }
-            Isl<isl_set> below = check(isl_pw_aff_lt_set(lo.release(), affine.constant(0).release()), "a bound");
-            Isl<isl_set> above = check(isl_pw_aff_ge_set(hi.release(), extent.copy()), "a bound");
-            outside = check(isl_set_union(outside.release(), isl_set_union(below.release(), above.release())), "the cells outside");
+            const Isl<isl_pw_aff> exact = affine.expr(coords[k]);
+            outside = check(isl_set_union(outside.release(), between(exact, exact, extent).release()), "the cells outside");
         }
-        if (!any) return std::nullopt;
-        outside = check(isl_set_coalesce(isl_set_intersect(outside.release(), domain.copy())), "the cells outside");
-        Isl<isl_set> real = check(isl_set_intersect_params(outside.copy(), nest_.context.copy()), "the cells outside");
-        if (isl_set_is_empty(real.get()) != isl_bool_true) return std::nullopt;
-        return outside;
+        return check(isl_set_coalesce(outside.release()), "the cells outside");
     }
 
     /** The most pieces the cells an input is read at may take (see access). */
