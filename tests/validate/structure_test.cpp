@@ -282,3 +282,23 @@ TEST(ValidateStructure, CopiesOfAnAllocationInAPartitionedLoopAreModelled) {
     EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
 }
+
+TEST(ValidateStructure, ClampedReadsOfAnInputAreInBounds) {
+    // apps/harris: a boundary condition on a three-channel input read at constant
+    // channels. In the boundary loops of the partitioned vector loops the clamped x
+    // coordinate takes many cases, and its clamp's bounds show it inside the input; the
+    // channel's clamp, min(max(in.min.2, 1), in.max.2) for channel 1, is inside only by its
+    // value (its bound 1 is below a channel range that starts above it).
+    Buffer<uint8_t> in(std::vector<int>{40, 24, 3}, "in");
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func gray("gray"), out("out");
+    gray(x, y) = cast<uint16_t>(clamped(x, y, 0)) + cast<uint16_t>(clamped(x, y, 1)) * 2 + cast<uint16_t>(clamped(x, y, 2));
+    out(x, y) = gray(x - 1, y) + gray(x + 1, y + 1);
+    out.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8);
+    gray.compute_at(out, yo).vectorize(x, 8);
+    auto r = validator::check_structure(lower::lower(out.data()));
+    EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
+    EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
+    EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
+}
