@@ -23,30 +23,25 @@ using namespace ir;
 
 
 
-static bool mentions_prefix(const Expr &e, const std::string &prefix) {
+/** Whether `node` (an expression or a statement) uses a variable whose name starts with
+ * `prefix`, or, if `whole`, is `prefix`. */
+template <typename Node>
+static bool mentions(const Node &node, const std::string &prefix, bool whole = false) {
     struct Find : IRVisitor {
         const std::string &prefix;
+        const bool whole;
         bool found = false;
-        explicit Find(const std::string &p) : prefix(p) {}
+        Find(const std::string &p, bool w) : prefix(p), whole(w) {}
         using IRVisitor::include;
-        void visit(const Variable *op) override { found = found || op->name.compare(0, prefix.size(), prefix) == 0; }
-    } f(prefix);
-    f.include(e);
+        void visit(const Variable *op) override {
+            found = found || (whole ? op->name == prefix : op->name.compare(0, prefix.size(), prefix) == 0);
+        }
+    } f(prefix, whole);
+    f.include(node);
     return f.found;
 }
 
-/** Whether statement s uses the variable `name`. */
-static bool mentions_name(const Stmt &s, const std::string &name) {
-    struct Find : IRVisitor {
-        const std::string &name;
-        bool found = false;
-        explicit Find(const std::string &n) : name(n) {}
-        using IRVisitor::include;
-        void visit(const Variable *op) override { found = found || op->name == name; }
-    } f(name);
-    f.include(s);
-    return f.found;
-}
+static bool mentions_prefix(const Expr &e, const std::string &prefix) { return mentions(e, prefix); }
 
 /** A vector expression as the expression of one lane, in terms of the lane variable:
  * ramps become base + stride * lane, broadcasts their value, operators act on lanes. */
@@ -361,7 +356,7 @@ private:
         const Expr E = e->a, X = f->extent;
         for (const Expr &x : {P, M, E, X})
             if (mentions_prefix(x, f->name)) return false;
-        if (mentions_name(l->body, f->name)) return false;
+        if (mentions(l->body, f->name, true)) return false;
         const Type t = f->min.type();
         const Expr v = Variable::make(t, l->name);
         // b = v - M in the first loop, b = v - E + P in the second; each b in [0, X).
