@@ -41,6 +41,15 @@ Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const s
     return expand.mutate(e);
 }
 
+std::string brief(const Expr &e) {
+    constexpr size_t kMost = 240;
+    std::string s = to_string(e);
+    if (s.size() <= kMost) return s;
+    const size_t all = s.size();
+    s.resize(kMost);
+    return s + "... (" + std::to_string(all) + " characters)";
+}
+
 bool is_zero(const Expr &e) {
     analysis::detail::i128 v = 0;
     return analysis::detail::const_int(e, v) && v == 0;
@@ -80,12 +89,12 @@ Isl<isl_pw_aff> Affine::expr(const Expr &e) {
 
 Isl<isl_pw_aff> Affine::translate(const Expr &e) {
     if (!e.type().element_of().is_int() && !e.type().element_of().is_uint())
-        throw Unsupported("the " + e.type().to_string() + " expression " + to_string(e) + " is not an integer");
+        throw Unsupported("the " + e.type().to_string() + " expression " + brief(e) + " is not an integer");
     switch (e->kind) {
     case ExprKind::IntImm: return constant(as<IntImm>(e)->value);
     case ExprKind::UIntImm: {
         const uint64_t v = as<UIntImm>(e)->value;
-        if (v > uint64_t(INT64_MAX)) throw Unsupported("the constant " + to_string(e) + " is too large");
+        if (v > uint64_t(INT64_MAX)) throw Unsupported("the constant " + brief(e) + " is too large");
         return constant(int64_t(v));
     }
     case ExprKind::Variable: return variable(as<Variable>(e)->name, e.type());
@@ -95,7 +104,7 @@ Isl<isl_pw_aff> Affine::translate(const Expr &e) {
         // Exact when every value of `from` is a value of `to`.
         const bool widening = (from.is_int() || from.is_uint()) && to.bits >= from.bits &&
                               (from.is_int() == to.is_int() || (from.is_uint() && to.bits > from.bits));
-        if (!widening) throw Unsupported("the conversion " + to_string(e) + " may change its value");
+        if (!widening) throw Unsupported("the conversion " + brief(e) + " may change its value");
         return expr(c->value);
     }
     case ExprKind::Add: return binary(e, isl_pw_aff_add);
@@ -110,7 +119,7 @@ Isl<isl_pw_aff> Affine::translate(const Expr &e) {
             if (products_ && isl_pw_aff_involves_dims(a.get(), isl_dim_in, 0, n) == isl_bool_false &&
                 isl_pw_aff_involves_dims(b.get(), isl_dim_in, 0, n) == isl_bool_false)
                 return product(e, std::move(a), std::move(b));
-            throw Unsupported("the product " + to_string(e) + " is not affine");
+            throw Unsupported("the product " + brief(e) + " is not affine");
         }
         return pieces(check(isl_pw_aff_mul(a.release(), b.release()), "a product"), e);
     }
@@ -127,7 +136,7 @@ Isl<isl_pw_aff> Affine::translate(const Expr &e) {
         int64_t d = 0;
         if (const IntImm *k = as<IntImm>(b)) d = k->value;
         else if (const UIntImm *k = as<UIntImm>(b); k && k->value <= uint64_t(INT64_MAX)) d = int64_t(k->value);
-        else throw Unsupported("the divisor of " + to_string(e) + " is not a constant");
+        else throw Unsupported("the divisor of " + brief(e) + " is not a constant");
         // x / 0 = x % 0 = 0 (docs/semantics.md §2).
         if (d == 0) return constant(0);
         Isl<isl_pw_aff> x = expr(a);
@@ -152,17 +161,17 @@ Isl<isl_pw_aff> Affine::translate(const Expr &e) {
     }
     case ExprKind::Ramp: {
         const Ramp *r = as<Ramp>(e);
-        if (lane_dim_ < 0) throw Unsupported("a vector outside a vector store: " + to_string(e));
+        if (lane_dim_ < 0) throw Unsupported("a vector outside a vector store: " + brief(e));
         Isl<isl_pw_aff> stride = expr(r->stride);
         if (isl_pw_aff_is_cst(stride.get()) != isl_bool_true)
-            throw Unsupported("the stride of " + to_string(e) + " is not a constant");
+            throw Unsupported("the stride of " + brief(e) + " is not a constant");
         return check(isl_pw_aff_add(expr(r->base).release(), isl_pw_aff_mul(stride.release(), dim(lane_dim_).release())),
                      "a ramp");
     }
     case ExprKind::Broadcast: return expr(as<Broadcast>(e)->value);
     case ExprKind::Load:
-        throw Unsupported("the value " + to_string(e) + " is read from memory (a data-dependent index)");
-    default: throw Unsupported("the expression " + to_string(e) + " is not affine");
+        throw Unsupported("the value " + brief(e) + " is read from memory (a data-dependent index)");
+    default: throw Unsupported("the expression " + brief(e) + " is not affine");
     }
 }
 
@@ -277,7 +286,7 @@ Isl<isl_set> Affine::condition(const Expr &e) {
         break;
     default: break;
     }
-    throw Unsupported("the condition " + to_string(e) + " is not affine");
+    throw Unsupported("the condition " + brief(e) + " is not affine");
 }
 
 
@@ -306,7 +315,7 @@ Isl<isl_pw_aff> Affine::pieces(Isl<isl_pw_aff> a, const Expr &e) const {
         a = check(isl_pw_aff_gist(a.release(), restriction_for(a).copy()), "a piecewise expression");
     a = check(isl_pw_aff_coalesce(a.release()), "a piecewise expression");
     if (isl_pw_aff_n_piece(a.get()) > kMaxPieces)
-        throw Unsupported("the expression " + to_string(e) + " has more than " + std::to_string(kMaxPieces) +
+        throw Unsupported("the expression " + brief(e) + " has more than " + std::to_string(kMaxPieces) +
                           " affine pieces");
     return a;
 }

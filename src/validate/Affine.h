@@ -29,6 +29,10 @@ struct FusedLoop {
 Expr expand_lets(const Expr &e, const std::map<std::string, Expr> &lets, const std::string &keep = "",
                  std::map<std::string, Expr> *expansions = nullptr);
 
+/** e printed for a message, cut to a readable length (an expression with its lets
+ * expanded can print to many kilobytes). */
+std::string brief(const Expr &e);
+
 /** Whether e is the integer constant 0. */
 bool is_zero(const Expr &e);
 

@@ -69,7 +69,7 @@ Expr lane_of(const Expr &e) {
             return self;
         }
         Expr visit(const Call *op, const Expr &self) override {
-            if (op->type.lanes > 1) throw Unsupported("the vector call " + to_string(self) + " in an index");
+            if (op->type.lanes > 1) throw Unsupported("the vector call " + brief(self) + " in an index");
             return IRMutator::visit(op, self);
         }
     } lane;
@@ -116,14 +116,14 @@ Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std
         Linear la = linearize(m->a, buffer, stride_values), lb = linearize(m->b, buffer, stride_values);
         if (la.size() == 1 && la.count("")) return scale(lb, la[""]);
         if (lb.size() == 1 && lb.count("")) return scale(la, lb[""]);
-        throw Unsupported("the index " + to_string(e) + " multiplies two strides");
+        throw Unsupported("the index " + brief(e) + " multiplies two strides");
     }
     if (const Ramp *r = as<Ramp>(e))
         return merge(linearize(r->base, buffer, stride_values),
                      {{"", Mul::make(r->stride, Variable::make(r->stride.type(), kLane))}}, false);
     if (const Broadcast *b = as<Broadcast>(e)) return linearize(b->value, buffer, stride_values);
     if (const std::string k = stride_named(e); !k.empty()) return {{k, analysis::detail::make_const(e.type(), 1)}};
-    if (mentions_prefix(e, prefix)) throw Unsupported("the index " + to_string(e) + " uses a stride of " + buffer + " non-linearly");
+    if (mentions_prefix(e, prefix)) throw Unsupported("the index " + brief(e) + " uses a stride of " + buffer + " non-linearly");
     return {{"", e}};
 }
 

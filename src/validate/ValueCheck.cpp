@@ -190,7 +190,7 @@ private:
 
     /** An int32 coordinate as a 32-bit term. */
     z3::expr coordinate(const Expr &e, std::map<std::string, z3::expr> *env) {
-        if (e.type() != Int(32)) throw Unsupported("the coordinate " + to_string(e) + " is not an int32");
+        if (e.type() != Int(32)) throw Unsupported("the coordinate " + brief(e) + " is not an int32");
         return encode(e, env);
     }
 
@@ -204,7 +204,7 @@ public:
         const std::string prefix = buffer + ".stride.";
         for (const auto &entry : lin)
             if (!entry.first.empty() && entry.first.compare(0, prefix.size(), prefix) != 0)
-                throw Unsupported("the index " + to_string(index) + " into " + buffer);
+                throw Unsupported("the index " + brief(index) + " into " + buffer);
         std::vector<z3::expr> point;
         for (int k = 0; k < std::max(dims, 1); k++) {
             auto it = lin.find(k == 0 ? "" : prefix + std::to_string(k));
@@ -229,9 +229,9 @@ private:
 
     z3::expr encode(const Expr &e, std::map<std::string, z3::expr> *env) {
         const Type t = e.type();
-        if (t.lanes > 1) throw Unsupported("the vector expression " + to_string(e) + " (lanes are taken apart first)");
+        if (t.lanes > 1) throw Unsupported("the vector expression " + brief(e) + " (lanes are taken apart first)");
         if (!t.is_int() && !t.is_uint() && !t.is_bool() && !t.is_float())
-            throw Unsupported("the " + t.to_string() + " value " + to_string(e));
+            throw Unsupported("the " + t.to_string() + " value " + brief(e));
         switch (e->kind) {
         case ExprKind::FloatImm: {
             // A constant by its bits (two constants with different bits are not assumed
@@ -290,7 +290,7 @@ private:
             }
             const PipelineArgument *a = argument(l->buffer);
             if (!a || a->kind != PipelineArgument::Kind::InputBuffer)
-                throw Unsupported("the value read from " + l->buffer + " at " + to_string(l->index) + " has no known writer");
+                throw Unsupported("the value read from " + l->buffer + " at " + brief(l->index) + " has no known writer");
             const std::vector<z3::expr> coords = point_at(l->buffer, a->dimensions, l->index);
             return apply(input(l->buffer, t, coords.size()), coords);
         }
@@ -326,7 +326,7 @@ private:
                 }
                 return uninterpreted(name, t, args);
             }
-            throw Unsupported("the call " + to_string(e));
+            throw Unsupported("the call " + brief(e));
         }
         default: {
             // + - * / % min max, the comparisons, && and ||.
@@ -344,7 +344,7 @@ private:
                                          {encode(*a, env), encode(*b, env)});
                 return smt_.binary(e->kind, a->type(), encode(*a, env), encode(*b, env));
             }
-            throw Unsupported("the expression " + to_string(e) + " is not modelled yet");
+            throw Unsupported("the expression " + brief(e) + " is not modelled yet");
         }
         }
     }
