@@ -299,20 +299,18 @@ void Affine::restrict_to(Isl<isl_set> points) {
     restriction_ = std::move(points);
 }
 
-const Isl<isl_set> &Affine::restriction_for(const Isl<isl_pw_aff> &a) const {
-    // An expression of the parameters alone (a bound lowering computed before the loops)
-    // is simplified on the parameters' restriction: the loops' would only cost more.
-    const unsigned n = unsigned(dims_.size());
-    if (params_restriction_ && isl_pw_aff_involves_dims(a.get(), isl_dim_in, 0, n) == isl_bool_false)
-        return params_restriction_;
-    return restriction_;
+bool Affine::on_parameters(const Isl<isl_pw_aff> &a) const {
+    return params_restriction_ && isl_pw_aff_involves_dims(a.get(), isl_dim_in, 0, unsigned(dims_.size())) == isl_bool_false;
 }
 
 Isl<isl_pw_aff> Affine::pieces(Isl<isl_pw_aff> a, const Expr &e) const {
     // Simplified on the restriction: pieces outside it dropped, the others' domains
     // simplified there (so that they may overlap outside it, where nothing looks).
     if (restriction_ && isl_pw_aff_n_piece(a.get()) > 1)
-        a = check(isl_pw_aff_gist(a.release(), restriction_for(a).copy()), "a piecewise expression");
+        // An expression of the parameters alone (a bound lowering computed before the
+        // loops) on the parameters' restriction: the loops' would only cost more.
+        a = check(isl_pw_aff_gist(a.release(), (on_parameters(a) ? params_restriction_ : restriction_).copy()),
+                  "a piecewise expression");
     a = check(isl_pw_aff_coalesce(a.release()), "a piecewise expression");
     if (isl_pw_aff_n_piece(a.get()) > kMaxPieces)
         throw Unsupported("the expression " + brief(e) + " has more than " + std::to_string(kMaxPieces) +
@@ -329,7 +327,7 @@ Isl<isl_pw_aff> Affine::min_max(const Expr &e) {
     // holds when floors are involved ((c + 1) / 16 against c / 16 + 1, of a loop
     // partition's bounds), and the pieces multiply through every use.
     if (restriction_) {
-        const Isl<isl_set> &where = restriction_for(x).get() == restriction_.get() ? restriction_ : restriction_for(y);
+        const Isl<isl_set> &where = on_parameters(x) && on_parameters(y) ? params_restriction_ : restriction_;
         auto never = [&](isl_set *(*cmp)(isl_pw_aff *, isl_pw_aff *)) {
             Isl<isl_set> s = check(cmp(x.copy(), y.copy()), "a comparison");
             s = check(isl_set_intersect(s.release(), where.copy()), "a comparison");

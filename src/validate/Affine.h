@@ -79,9 +79,9 @@ public:
     /** From now on, drop the pieces of piecewise expressions that lie outside `points`
      * (a set of the tuple's points, or of parameter values, that every check is restricted
      * to: a hull of the entry assertions, then the statement's domain as it is built, loop
-     * by loop). The pieces kept are unchanged, so that an expression stays a function
-     * everywhere and equal to the exact one on `points`; and the min or max of two
-     * operands of which one is the smaller on all of `points` is that operand. Without
+     * by loop). Expressions are simplified there (isl's gist): equal to the exact ones on
+     * `points`, their pieces may overlap outside it, where nothing looks; and the min or
+     * max of two operands of which one is the smaller on all of `points` is that operand. Without
      * this, the min and max of bounds computed for windows the entry checks exclude (an
      * output narrower than its vector width), or of a loop partition's bounds for
      * iterations its loop does not run, multiply pieces no check ever looks at. Only
@@ -115,7 +115,8 @@ private:
     Isl<isl_space> space_;
     std::map<std::string, Isl<isl_pw_aff>> memo_;                         // lets by name
     std::map<const void *, std::pair<Expr, Isl<isl_pw_aff>>> nodes_;       // expressions by node
-    const Isl<isl_set> &restriction_for(const Isl<isl_pw_aff> &a) const;
+    /** Whether a is a function of the parameters alone, with a restriction on them. */
+    bool on_parameters(const Isl<isl_pw_aff> &a) const;
     Isl<isl_set> restriction_;         // over the tuple's space; null if none
     Isl<isl_set> params_restriction_;  // its part on the parameters (restrict_to's first call)
 };

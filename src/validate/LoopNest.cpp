@@ -202,6 +202,14 @@ std::optional<ClampedCoordinate> clamped_coordinate(const Expr &coord) {
     return found;
 }
 
+/** The points where lo < 0 or hi >= extent: a coordinate (lo = hi), or one known to lie
+ * in [lo, hi], outside [0, extent). */
+Isl<isl_set> outside_range(Affine &affine, const Isl<isl_pw_aff> &lo, const Isl<isl_pw_aff> &hi, const Isl<isl_pw_aff> &extent) {
+    Isl<isl_set> below = check(isl_pw_aff_lt_set(lo.copy(), affine.constant(0).release()), "a bound");
+    Isl<isl_set> above = check(isl_pw_aff_ge_set(hi.copy(), extent.copy()), "a bound");
+    return check(isl_set_union(below.release(), above.release()), "the cells outside");
+}
+
 /** The walk over the body: the loops, conditions and lets around each statement. */
 class Walk {
 public:
@@ -598,9 +606,7 @@ private:
         if (!any) return std::nullopt;
         Isl<isl_set> outside = check(isl_set_empty(isl_set_get_space(domain.get())), "the cells outside");
         auto between = [&](const Isl<isl_pw_aff> &lo, const Isl<isl_pw_aff> &hi, const Isl<isl_pw_aff> &extent) {
-            Isl<isl_set> below = check(isl_pw_aff_lt_set(lo.copy(), affine.constant(0).release()), "a bound");
-            Isl<isl_set> above = check(isl_pw_aff_ge_set(hi.copy(), extent.copy()), "a bound");
-            return check(isl_set_intersect(isl_set_union(below.release(), above.release()), domain.copy()), "the cells outside");
+            return check(isl_set_intersect(outside_range(affine, lo, hi, extent).release(), domain.copy()), "the cells outside");
         };
         for (size_t k = 0; k < coords.size(); k++) {
             const Isl<isl_pw_aff> extent = affine.expr(Variable::make(Int(32), buffer + ".extent." + std::to_string(k)));
@@ -671,8 +677,8 @@ private:
                 pieces *= isl_pw_aff_n_piece(affs.back().get());
             }
             // The cells of an input are only its bounds' business (no store writes them,
-            // and the value check reads an input's coordinates off the index): a clamped
-            // load's cells, the product of each coordinate's pieces, are left out.
+            // and the value check reads an input's coordinates off the index): where they
+            // take many pieces (the product of each coordinate's), they are left out.
             if (allocated || pieces <= kMaxInputCellPieces) {
                 for (const Isl<isl_pw_aff> &c : affs) {
                     Isl<isl_map> m = check(isl_map_from_pw_aff(c.copy()), "a cell");
@@ -682,7 +688,7 @@ private:
                 a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
             } else {
                 a.cells_unmodelled = "the cells of " + buffer + " read here take " + std::to_string(pieces) +
-                                     " affine pieces (a clamped load), more than the " + std::to_string(kMaxInputCellPieces) +
+                                     " affine pieces, more than the " + std::to_string(kMaxInputCellPieces) +
                                      " the value check would use";
             }
             // Cells of an allocation are distinct memory when its layout is dense and each
@@ -695,10 +701,8 @@ private:
                 const Layout &layout = layouts_.at(buffer);
                 if (layout.position.empty()) throw Unsupported(layout.why);
                 for (size_t k = 0; k < coords.size(); k++) {
-                    Isl<isl_pw_aff> e = affine.expr(layout.extents.at(size_t(layout.position[k])));
-                    Isl<isl_set> below = check(isl_pw_aff_lt_set(affs[k].copy(), affine.constant(0).release()), "a bound");
-                    Isl<isl_set> above = check(isl_pw_aff_ge_set(affs[k].copy(), e.release()), "a bound");
-                    outside_allocation = check(isl_set_union(outside_allocation.release(), isl_set_union(below.release(), above.release())),
+                    const Isl<isl_pw_aff> e = affine.expr(layout.extents.at(size_t(layout.position[k])));
+                    outside_allocation = check(isl_set_union(outside_allocation.release(), outside_range(affine, affs[k], affs[k], e).release()),
                                                "the cells outside");
                 }
                 outside_allocation = check(isl_set_intersect(outside_allocation.release(), domain.copy()), "the cells outside");
@@ -724,10 +728,8 @@ private:
                             throw Unsupported("the extent " + region.substr(1) + " of the region of " + buffer + " is not known");
                         bound = allocated_extents[k];
                     }
-                    Isl<isl_pw_aff> e = affine.expr(bound);
-                    Isl<isl_set> below = check(isl_pw_aff_lt_set(affs[k].copy(), affine.constant(0).release()), "a bound");
-                    Isl<isl_set> above = check(isl_pw_aff_ge_set(affs[k].copy(), e.release()), "a bound");
-                    outside = check(isl_set_union(outside.release(), isl_set_union(below.release(), above.release())),
+                    const Isl<isl_pw_aff> e = affine.expr(bound);
+                    outside = check(isl_set_union(outside.release(), outside_range(affine, affs[k], affs[k], e).release()),
                                     "the cells outside");
                 }
                 a.outside = check(isl_set_coalesce(isl_set_intersect(outside.release(), domain.copy())), "the cells outside");
@@ -745,11 +747,9 @@ private:
                             size = size.defined() ? Mul::make(size, x) : x;
                         }
                         if (!size.defined()) size = IntImm::make(Int(64), 1);
-                        Isl<isl_pw_aff> flat = affine.expr(lane_of(expand(index)));
-                        Isl<isl_set> below = check(isl_pw_aff_lt_set(flat.copy(), affine.constant(0).release()), "a bound");
-                        Isl<isl_set> above = check(isl_pw_aff_ge_set(flat.copy(), affine.expr(size).release()), "a bound");
+                        const Isl<isl_pw_aff> flat = affine.expr(lane_of(expand(index)));
                         a.outside = check(isl_set_coalesce(isl_set_union(
-                                              isl_set_intersect(isl_set_union(below.release(), above.release()), domain.copy()),
+                                              isl_set_intersect(outside_range(affine, flat, flat, affine.expr(size)).release(), domain.copy()),
                                               outside_allocation.copy())),
                                           "the cells outside");
                         a.bounds_unmodelled.clear();
