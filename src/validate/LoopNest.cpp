@@ -629,6 +629,7 @@ private:
     static constexpr long kMaxInputCellPieces = 12;
 
     Access access(const std::string &buffer, const Expr &index, Affine &affine, const Isl<isl_set> &domain) {
+        ctx_.reset_operations();  // each access within the limit
         Access a;
         try {
             const bool allocated = allocation_dims_.count(buffer) > 0;

@@ -61,7 +61,7 @@ using tessera::testing::differential::compare_window;
 // which must not go down: raise it as the validator learns more, up to kGoalRefutationRate.
 //   measured: short run 35 of 40 refuted, 0.875; long run 85 of 102, 0.83
 constexpr double kGoalRefutationRate = 0.95;
-constexpr double kRequiredRefutationRate = 0.875;
+constexpr double kRequiredRefutationRate = 0.9;
 constexpr double kRequiredRefutationRateLongRun = 0.83;
 
 bool long_run() {
