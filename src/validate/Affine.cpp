@@ -1,6 +1,7 @@
 #include "validate/Affine.h"
 
 #include "analysis/ConstMath.h"
+#include "analysis/Simplify.h"
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
@@ -136,6 +137,10 @@ Isl<isl_pw_aff> Affine::translate(const Expr &e) {
         int64_t d = 0;
         if (const IntImm *k = as<IntImm>(b)) d = k->value;
         else if (const UIntImm *k = as<UIntImm>(b); k && k->value <= uint64_t(INT64_MAX)) d = int64_t(k->value);
+        else if (analysis::detail::i128 v = 0;
+                 // An expression of constants (lets of a run's sizes: Validate.cpp's at_one_run).
+                 analysis::detail::const_int(analysis::simplify(expand_lets(b, lets_)), v) && v >= INT64_MIN && v <= INT64_MAX)
+            d = int64_t(v);
         else throw Unsupported("the divisor of " + brief(e) + " is not a constant");
         // x / 0 = x % 0 = 0 (docs/semantics.md §2).
         if (d == 0) return constant(0);
@@ -222,8 +227,24 @@ bool Products::realizable(const Isl<isl_set> &params) const {
         if (k >= 0) others = Isl<isl_set>(isl_set_project_out(others.release(), isl_dim_param, unsigned(k), 1));
         if (!others) return false;
     }
-    Isl<isl_point> sample(isl_set_sample_point(others.copy()));
-    if (!sample || isl_point_is_void(sample.get()) != isl_bool_false) return false;
+    // Samples of the others, first among small values (where the products of sizes stay
+    // inside the ranges the entry checks allow: a sample anywhere tends to take extreme
+    // ones), then anywhere.
+    for (const long bound : {16L, 256L, 65536L, 0L}) {
+        Isl<isl_set> where = others;
+        if (bound)
+            for (unsigned i = 0, n = unsigned(isl_set_dim(where.get(), isl_dim_param)); i < n && where; i++)
+                where = Isl<isl_set>(isl_set_upper_bound_si(isl_set_lower_bound_si(where.release(), isl_dim_param, i, -bound),
+                                                            isl_dim_param, i, bound));
+        if (!where) return false;
+        Isl<isl_point> sample(isl_set_sample_point(where.copy()));
+        if (!sample) return false;
+        if (isl_point_is_void(sample.get()) == isl_bool_false && realized_at(params, sample)) return true;
+    }
+    return false;
+}
+
+bool Products::realized_at(const Isl<isl_set> &params, const Isl<isl_point> &sample) const {
     Isl<isl_set> fixed = params;
     isl_ctx *ctx = isl_set_get_ctx(params.get());
     auto value = [&](const Isl<isl_pw_aff> &f) -> Isl<isl_val> {

@@ -48,9 +48,14 @@ struct Products {
 
     /** Whether `params` (a set of parameter values where each product is a parameter)
      * holds a point where every product parameter is its factors' product: a sample, with
-     * the factors' values there fixed and the products set to their products. False when
-     * that sample fails, which does not mean that no such point exists. */
+     * the factors' values there fixed and the products set to their products (samples
+     * among small values first, then anywhere). False when those samples fail, which does
+     * not mean that no such point exists. */
     bool realizable(const Isl<isl_set> &params) const;
+    /** Whether `params` holds a point with the other parameters at `sample` (a point of
+     * `params`, or of `params` with the products projected out) and each product its
+     * factors' product there. */
+    bool realized_at(const Isl<isl_set> &params, const Isl<isl_point> &sample) const;
 };
 
 /** Expressions and conditions as isl piecewise affine functions and sets over one tuple's

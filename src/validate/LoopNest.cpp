@@ -306,6 +306,9 @@ private:
         if (const Max *m = as<Max>(extent); m && is_zero(m->b)) extent = m->a;
         const Mul *product = as<Mul>(extent);
         if (!product) return false;
+        // A product of constants (at one run: Validate.cpp's at_one_run) is an extent like
+        // any other, and the divisions of the loop variable are by constants.
+        if (analysis::detail::is_const_int(analysis::simplify(expand(extent)))) return false;
         const Type t = f->min.type();
         const std::string outer = f->name + ".outer", inner = f->name + ".inner";
         fused_[f->name] = FusedLoop{expand(product->a), outer, inner, t};
@@ -527,6 +530,8 @@ private:
         std::vector<Expr> extents;  // allocated, in storage order, lets expanded
         std::vector<int> position;  // per dimension; empty if not a dense layout
         std::string why;            // why not
+        Expr flat_size;             // if not, but strides and extents are constants: the cells
+                                    // are the flat indices, in [0, flat_size)
     };
 
     /** A product as its constant factor and its other factors, printed and sorted (equal
@@ -580,7 +585,20 @@ private:
                 break;
             }
         }
-        if (!l.why.empty()) l.position.clear();
+        if (!l.why.empty()) {
+            l.position.clear();
+            // Constant strides and extents (a constant-size allocation, or one run's:
+            // Validate.cpp's at_one_run): the flat index is the address, whatever the layout.
+            Expr size = IntImm::make(Int(64), 1);
+            bool constant = true;
+            for (const Expr &e : l.extents) size = Mul::make(size, Cast::make(Int(64), e));
+            for (size_t k = 1; k < n && constant; k++) {
+                auto it = lets_.find(field_of(a->name, ".stride." + std::to_string(k)));
+                constant = it != lets_.end() && analysis::detail::is_const_int(analysis::simplify(expand(it->second)));
+            }
+            size = analysis::simplify(size);
+            if (constant && analysis::detail::is_const_int(size)) l.flat_size = size;
+        }
         return l;
     }
 
@@ -637,6 +655,18 @@ private:
             if (dims_it == (allocated ? allocation_dims_.end() : buffer_dims_.end()))
                 throw Unsupported("the storage " + buffer + " is not a buffer or an allocation around the access");
             const int n = dims_it->second;
+            if (allocated) {
+                const Layout &layout = layouts_.at(buffer);
+                if (layout.position.empty() && layout.flat_size.defined()) {
+                    const Isl<isl_pw_aff> flat = affine.expr(lane_of(expand(index)));
+                    a.cells = check(isl_map_intersect_domain(isl_map_from_pw_aff(flat.copy()), domain.copy()), "the cells");
+                    a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
+                    a.outside = check(isl_set_intersect(outside_range(affine, flat, flat, affine.expr(layout.flat_size)).release(),
+                                                        domain.copy()),
+                                      "the cells outside");
+                    return a;
+                }
+            }
             // The strides of `buffer` stay variables: they say which dimension a term is of;
             // where lowering put a stride's value instead, the value says it.
             // Strides with equal values (a dimension of extent 1 between them) are told
