@@ -14,6 +14,7 @@
 #include "lower/Lower.h"
 #include "support/images.h"
 #include "validate/StructureChecks.h"
+#include "validate/Validate.h"
 
 using namespace tessera;
 using validator::Verdict;
@@ -301,4 +302,42 @@ TEST(ValidateStructure, ClampedReadsOfAnInputAreInBounds) {
     EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.coverage.verdict, Verdict::Proved) << describe(r);
+}
+
+// A construct the model leaves out (here a division by a size) makes the checks Unknown at
+// every run; at one run it is a constant, and a mistake behind it is Refuted there, with
+// the run in the counterexample. What holds at that run is not taken for a proof.
+namespace {
+ir::LoweredPipeline rows_with_division(bool cut_short) {
+    ir::LoweredPipeline p = lowered_pointwise(false);
+    EditLoops edit(".x", [cut_short](const ir::For *op, ir::Stmt) {
+        const Expr q = ir::Div::make(ir::Variable::make(op->extent.type(), "f.extent.1"), op->extent);
+        const Expr extent = cut_short ? ir::Sub::make(op->extent, q)
+                                          : ir::Add::make(op->extent, ir::Mul::make(q, ir::IntImm::make(op->extent.type(), 0)));
+        return ir::For::make(op->name, op->min, extent, op->for_type, op->body, op->loop);
+    });
+    p.body = edit.mutate(p.body);
+    EXPECT_EQ(edit.edited, 1);
+    return p;
+}
+}  // namespace
+
+TEST(ValidateStructure, AMistakeBehindADivisionBySizesIsRefutedAtOneRun) {
+    const ir::LoweredPipeline p = rows_with_division(true);  // rows cut short by f.extent.1 / f.extent.0
+    EXPECT_EQ(validator::check_structure(p).coverage.verdict, Verdict::Unknown);
+    const ValidationReport r = validator::validate_lowered(p);
+    const NamedCheck *coverage = r.check("coverage");
+    ASSERT_NE(coverage, nullptr) << r.to_string();
+    EXPECT_EQ(coverage->verdict, Verdict::Refuted) << r.to_string();
+    EXPECT_NE(coverage->detail.find("at the run with"), std::string::npos) << r.to_string();
+    EXPECT_NE(coverage->detail.find("is never written"), std::string::npos) << r.to_string();
+    EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
+}
+
+TEST(ValidateStructure, CodeRightAtTheRunsTriedStaysUnknown) {
+    const ValidationReport r = validator::validate_lowered(rows_with_division(false));  // + (f.extent.1 / f.extent.0) * 0
+    EXPECT_EQ(r.verdict, Verdict::Unknown) << r.to_string();
+    const NamedCheck *coverage = r.check("coverage");
+    ASSERT_NE(coverage, nullptr) << r.to_string();
+    EXPECT_EQ(coverage->verdict, Verdict::Unknown) << r.to_string();
 }
