@@ -2,7 +2,7 @@
 // (docs/validation.md, "Evaluation"): linear algebra (a dot product tiled by 8, matrix
 // products naive, tiled, vectorized and parallel, the matmul app's schedule), a
 // convolution layer, a depthwise-separable convolution, a blur with storage folded to 4
-// rows, stencil chains, and the harris and unsharp apps. Each pipeline is validated for
+// rows, stencil chains, the harris and unsharp apps, and non-local means. Each pipeline is validated for
 // every size its entry checks allow (the inputs and the output are symbolic); the table
 // gives the verdict, the time and, for Unknown, the first reason.
 //
@@ -54,6 +54,8 @@ int main(int argc, char **argv) {
         {"sc4", "sc32", "four 5-point stencil stages, each per row of the next", [] { return validate(stencil_chain(4)); }},
         {"harris", "harris", "apps/harris (floats, boundary conditions)", [&] { return validate(parse_program_file(apps + "/harris/harris.tsr")); }},
         {"unsharp", "unsharp", "apps/unsharp (floats, boundary conditions)", [&] { return validate(parse_program_file(apps + "/unsharp/unsharp.tsr")); }},
+        {"nl_means", "nl_means", "3 x 3 patches over a 3 x 3 search area, distances per strip of 4 rows in parallel, vectors",
+         [] { return validate(nl_means()); }},
     };
     std::printf("| pipeline | thesis analogue | schedule | verdict | time (s) | first reason if not Proved |\n");
     std::printf("|---|---|---|---|---|---|\n");

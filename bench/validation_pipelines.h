@@ -103,4 +103,36 @@ inline Func stencil_chain(int depth) {
     return out;
 }
 
+inline Func nl_means(const ImageParam &in = ImageParam(Float(32), 3, "input")) {
+    // Halide's non-local means app (a 3 x 3 patch and a 3 x 3 search area): for each
+    // offset of the search area, the squared differences summed over the channels and
+    // box-filtered over the patch, a weight from that distance, and the weighted average of
+    // the offset pixels. Scheduled in the style of Halide's: strips of 4 rows in parallel,
+    // the distances computed per strip, the sums per row, vectors of 8.
+    Var x("x"), y("y"), c("c"), dx("dx"), dy("dy"), yo("yo"), yi("yi");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    RDom ch(0, 3, "ch"), p(-1, 3, "p"), s(-1, 3, -1, 3, "s");
+    Func d("d"), blur_d_y("blur_d_y"), blur_d("blur_d"), w("w"), sum_w("sum_w"), sum_v("sum_v"), out("nl_means");
+    const Expr diff = clamped(x, y, ch) - clamped(x + dx, y + dy, ch);
+    d(x, y, dx, dy) = 0.0f;
+    d(x, y, dx, dy) += diff * diff;
+    blur_d_y(x, y, dx, dy) = 0.0f;
+    blur_d_y(x, y, dx, dy) += d(x, y + p, dx, dy);
+    blur_d(x, y, dx, dy) = 0.0f;
+    blur_d(x, y, dx, dy) += blur_d_y(x + p, y, dx, dy);
+    w(x, y, dx, dy) = exp(-blur_d(x, y, dx, dy) * 12.0f);
+    sum_w(x, y) = 0.0f;
+    sum_w(x, y) += w(x, y, s.x, s.y);
+    sum_v(x, y, c) = 0.0f;
+    sum_v(x, y, c) += w(x, y, s.x, s.y) * clamped(x + s.x, y + s.y, c);
+    out(x, y, c) = sum_v(x, y, c) / sum_w(x, y);
+    out.split(y, yo, yi, 4).parallel(yo).vectorize(x, 8);
+    d.compute_at(out, yo).vectorize(x, 8);
+    blur_d_y.compute_at(out, yo).vectorize(x, 8);
+    blur_d.compute_at(out, yo).vectorize(x, 8);
+    sum_w.compute_at(out, yi).vectorize(x, 8);
+    sum_v.compute_at(out, yi).vectorize(x, 8);
+    return out;
+}
+
 }  // namespace tessera::evaluation

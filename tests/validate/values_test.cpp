@@ -15,6 +15,7 @@
 #include "support/images.h"
 #include "support/lowered_edits.h"
 #include "validate/Validate.h"
+#include "support/differential.h"
 #include "validation_pipelines.h"
 
 using namespace tessera;
@@ -249,6 +250,20 @@ TEST(ValidateValues, TheEvaluationsQuickPipelinesAreProved) {
         const ValidationReport r = validate(f);
         EXPECT_EQ(r.verdict, Verdict::Proved) << name << "\n" << r.to_string();
     }
+}
+
+TEST(ValidateValues, TheEvaluationsNonLocalMeansComputesTheReference) {
+    // Its validation takes about 25 s (bench/validation.cpp); here, that its schedule
+    // computes what the reference interpreter does, on an image with 3 channels.
+    ImageParam in(Float(32), 3, "input");
+    Buffer<float> img(std::vector<int>{21, 13, 3}, "nl_means_input");
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < 13; y++)
+            for (int x = 0; x < 21; x++) img(x, y, c) = float((x * 7 + y * 13 + c * 5) % 17) / 17.0f;
+    in.set(img);
+    Func f = tessera::evaluation::nl_means(in);
+    const Buffer<> reference = f.realize_reference({21, 13, 3});
+    EXPECT_EQ(tessera::testing::differential::compare_window(f.realize({21, 13, 3}), reference, {0, 0, 0}, {21, 13, 3}), "");
 }
 
 namespace {
