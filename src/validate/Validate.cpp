@@ -1,5 +1,6 @@
 #include "validate/Validate.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -175,6 +176,14 @@ std::optional<std::pair<LoweredPipeline, std::string>> at_one_run(const LoweredP
     try {
         LoopNest nest = loop_nest_of(ctx, p, [](const Statement &) { return false; });
         if (isl_set_is_empty(nest.context.get()) != isl_bool_false) return std::nullopt;
+        // Windows and buffers of at least one point: a run with an empty window shows
+        // nothing.
+        Isl<isl_set> runs = nest.context;
+        for (isl_size i = 0, n = isl_set_dim(runs.get(), isl_dim_param); i < n; i++) {
+            const char *name = isl_set_get_dim_name(runs.get(), isl_dim_param, unsigned(i));
+            if (name && std::strstr(name, ".extent.") && !nest.products.exprs.count(name))
+                runs = check(isl_set_lower_bound_si(runs.release(), isl_dim_param, unsigned(i), 1), "a run");
+        }
         Isl<isl_point> run;
         if (spread) {
             // Each dimension's extents near a value of their own (sizes that differ from one
@@ -182,7 +191,7 @@ std::optional<std::pair<LoweredPipeline, std::string>> at_one_run(const LoweredP
             // one of two extents).
             const isl_size n = isl_set_dim(nest.context.get(), isl_dim_param);
             for (long radius : {4L, 32L}) {
-                isl_set *box = nest.context.copy();
+                isl_set *box = runs.copy();
                 for (isl_size i = 0; i < n; i++) {
                     const char *name = isl_set_get_dim_name(box, isl_dim_param, unsigned(i));
                     if (!name || nest.products.exprs.count(name)) continue;
@@ -193,7 +202,7 @@ std::optional<std::pair<LoweredPipeline, std::string>> at_one_run(const LoweredP
                     const char *extent = std::strstr(name, ".extent.");
                     if (!extent) continue;
                     const long target = 8 + 17 * std::atol(extent + std::strlen(".extent."));  // by dimension
-                    box = isl_set_lower_bound_si(box, isl_dim_param, unsigned(i), target - radius);
+                    box = isl_set_lower_bound_si(box, isl_dim_param, unsigned(i), std::max(1L, target - radius));
                     box = isl_set_upper_bound_si(box, isl_dim_param, unsigned(i), target + radius);
                 }
                 Isl<isl_set> boxed(box);
@@ -204,7 +213,7 @@ std::optional<std::pair<LoweredPipeline, std::string>> at_one_run(const LoweredP
             }
             if (!run) return std::nullopt;
         } else {
-            run = small_sample(nest.context, "a run");
+            run = small_sample(runs, "a run");
         }
         if (isl_point_is_void(run.get()) != isl_bool_false) return std::nullopt;
         if (!nest.products.exprs.empty() && !nest.products.realized_at(nest.context, run)) return std::nullopt;
