@@ -13,6 +13,7 @@
 #include "tessera/Error.h"
 #include "validate/Isl.h"
 #include "validate/LoopNest.h"
+#include "validate/OneRun.h"
 
 namespace tessera {
 
@@ -163,86 +164,6 @@ bool left_out_a_construct(const std::vector<NamedCheck> &checks) {
     return false;
 }
 
-/** The code of `p` at one run: its integer parameters (buffer fields and Params) fixed to
- * the values of a run with small sizes that the entry checks allow (with `spread`, sizes
- * near values that differ from one parameter to the next), both as entry
- * assertions (so that every check, and the window, takes them) and as lets around the
- * body (so that an expression of them is a constant: a division by a parameter becomes a
- * division by a constant). nullopt if no such run was found. Also returns the run in
- * words. */
-std::optional<std::pair<LoweredPipeline, std::string>> at_one_run(const LoweredPipeline &p, const StructureOptions &options,
-                                                                   bool spread) {
-    IslContext ctx(options.max_operations);
-    try {
-        LoopNest nest = loop_nest_of(ctx, p, [](const Statement &) { return false; });
-        if (isl_set_is_empty(nest.context.get()) != isl_bool_false) return std::nullopt;
-        // Windows and buffers of at least one point: a run with an empty window shows
-        // nothing.
-        Isl<isl_set> runs = nest.context;
-        for (isl_size i = 0, n = isl_set_dim(runs.get(), isl_dim_param); i < n; i++) {
-            const char *name = isl_set_get_dim_name(runs.get(), isl_dim_param, unsigned(i));
-            if (name && std::strstr(name, ".extent.") && !nest.products.exprs.count(name))
-                runs = check(isl_set_lower_bound_si(runs.release(), isl_dim_param, unsigned(i), 1), "a run");
-        }
-        Isl<isl_point> run;
-        if (spread) {
-            // Each dimension's extents near a value of their own (sizes that differ from one
-            // dimension to the next show what equal ones hide: a loop divided by the wrong
-            // one of two extents).
-            const isl_size n = isl_set_dim(nest.context.get(), isl_dim_param);
-            for (long radius : {4L, 32L}) {
-                isl_set *box = runs.copy();
-                for (isl_size i = 0; i < n; i++) {
-                    const char *name = isl_set_get_dim_name(box, isl_dim_param, unsigned(i));
-                    if (!name || nest.products.exprs.count(name)) continue;
-                    if (std::strstr(name, ".min.")) {  // windows near the origin
-                        box = isl_set_upper_bound_si(isl_set_lower_bound_si(box, isl_dim_param, unsigned(i), -64), isl_dim_param, unsigned(i), 64);
-                        continue;
-                    }
-                    const char *extent = std::strstr(name, ".extent.");
-                    if (!extent) continue;
-                    const long target = 8 + 17 * std::atol(extent + std::strlen(".extent."));  // by dimension
-                    box = isl_set_lower_bound_si(box, isl_dim_param, unsigned(i), std::max(1L, target - radius));
-                    box = isl_set_upper_bound_si(box, isl_dim_param, unsigned(i), target + radius);
-                }
-                Isl<isl_set> boxed(box);
-                if (boxed && isl_set_is_empty(boxed.get()) == isl_bool_false) {
-                    run = check(isl_set_sample_point(boxed.release()), "a run");
-                    break;
-                }
-            }
-            if (!run) return std::nullopt;
-        } else {
-            run = small_sample(runs, "a run");
-        }
-        if (isl_point_is_void(run.get()) != isl_bool_false) return std::nullopt;
-        if (!nest.products.exprs.empty() && !nest.products.realized_at(nest.context, run)) return std::nullopt;
-        LoweredPipeline q = p;
-        std::vector<Stmt> checks;
-        std::string words;
-        const isl_size n = isl_set_dim(nest.context.get(), isl_dim_param);
-        for (isl_size i = 0; i < n; i++) {
-            const char *name = isl_set_get_dim_name(nest.context.get(), isl_dim_param, unsigned(i));
-            auto type = name ? nest.parameters.find(name) : nest.parameters.end();
-            if (type == nest.parameters.end() || nest.products.exprs.count(name)) continue;
-            if (!(type->second.is_int() || type->second.is_uint()) || type->second.bits > 32) continue;
-            Isl<isl_val> v(isl_point_get_coordinate_val(run.get(), isl_dim_param, int(i)));
-            if (!v || isl_val_is_int(v.get()) != isl_bool_true) return std::nullopt;
-            const Expr value = type->second.is_int() ? IntImm::make(type->second, isl_val_get_num_si(v.get()))
-                                                     : UIntImm::make(type->second, uint64_t(isl_val_get_num_si(v.get())));
-            q.body = LetStmt::make(name, value, q.body);
-            checks.push_back(AssertStmt::make(EQ::make(Variable::make(type->second, name), value),
-                                              {StringImm::make(std::string("the run with ") + name + " = " + to_string(value))}));
-            words += (words.empty() ? "" : ", ") + std::string(name) + " = " + to_string(value);
-        }
-        if (words.empty()) return std::nullopt;
-        for (auto c = checks.rbegin(); c != checks.rend(); ++c) q.body = Block::make(*c, q.body);
-        return std::make_pair(std::move(q), words);
-    } catch (const Unsupported &) {
-        return std::nullopt;
-    }
-}
-
 }  // namespace
 
 std::optional<std::vector<Expr>> entry_assertions(const LoweredPipeline &p, const StructureOptions &options) {
@@ -310,15 +231,28 @@ ValidationReport validate_lowered(const LoweredPipeline &code, const StructureOp
     // refutes is refuted (the run is the counterexample); what it proves is not kept,
     // since it holds for that run only.
     if (left_out_a_construct(r.checks))
-        for (bool spread : {false, true})
-        if (auto run = at_one_run(p, options, spread)) {
-            const StructureReport at_run = check_structure(run->first, options);
+        for (RunKind kind : {RunKind::Small, RunKind::Spread, RunKind::Large})
+        if (auto run = at_one_run(p, options, kind)) {
+            const StructureReport at_run = check_structure(run->code, options);
             const CheckResult *found[] = {&at_run.coverage, &at_run.races, &at_run.bounds, &at_run.values};
             for (size_t i = 0; i < 4; i++)
                 if (r.checks[i].verdict == Verdict::Unknown && found[i]->verdict == Verdict::Refuted) {
                     r.checks[i].verdict = Verdict::Refuted;
-                    r.checks[i].detail = "at the run with " + run->second + " (where the code's expressions of the sizes are constants): " +
+                    r.checks[i].detail = "at the run with " + run->words + " (where the code's expressions of the sizes are constants): " +
                                          found[i]->detail;
+                }
+            // Values read from memory no store wrote are not followed through storage by
+            // the value check; the IR interpreter follows them at this run, and checks
+            // every access against its storage.
+            NamedCheck &bounds = r.checks[2], &values = r.checks[3];
+            if (values.verdict == Verdict::Unknown || bounds.verdict == Verdict::Unknown)
+                if (const std::string shown = replay(p, *run); !shown.empty()) {
+                    NamedCheck &c = shown.find("out of bounds") != std::string::npos ? bounds : values;
+                    if (c.verdict == Verdict::Unknown) {
+                        c.verdict = Verdict::Refuted;
+                        c.detail = "at the run with " + run->words +
+                                   ", run by the IR interpreter with the inputs filled with a fixed pattern: " + shown;
+                    }
                 }
         }
     if (!assumptions.empty()) {
