@@ -1,8 +1,6 @@
 #include "validate/Validate.h"
 
-#include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <set>
 #include <sstream>
