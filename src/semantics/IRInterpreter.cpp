@@ -29,6 +29,13 @@ ArgValue ArgValue::of_scalar(Type t, Scalar v) {
     return a;
 }
 
+ArgValue ArgValue::of_param(const ir::ParamData &p) {
+    Scalar v;
+    static_assert(sizeof(v) == sizeof(p.value));
+    std::memcpy(&v, &p.value, sizeof(v));
+    return of_scalar(p.type, v);
+}
+
 namespace {
 
 /** The most elements an allocation, or the offset span of a caller's buffer, may have. */
@@ -747,10 +754,7 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::share
             break;
         case ir::PipelineArgument::Kind::Param: {
             TESSERA_INTERNAL_ASSERT(a.param, "Param argument \"" << a.name << "\" without its Param");
-            Scalar v;
-            static_assert(sizeof(v) == sizeof(a.param->value));
-            std::memcpy(&v, &a.param->value, sizeof(v));
-            args.push_back(ArgValue::of_scalar(a.param->type, v));
+            args.push_back(ArgValue::of_param(*a.param));
             break;
         }
         case ir::PipelineArgument::Kind::OutputBuffer: args.push_back(ArgValue::of_buffer(output)); break;

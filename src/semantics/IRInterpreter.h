@@ -63,6 +63,8 @@ struct ArgValue {
     static ArgValue of_uint(uint64_t v);   // UInt(64)
     static ArgValue of_float(double v);    // Float(64)
     static ArgValue of_scalar(Type t, Scalar v);
+    /** A Param's current value. */
+    static ArgValue of_param(const ir::ParamData &p);
 };
 
 /** What a run observed (filled when RunOptions::stats is set). */

@@ -138,7 +138,7 @@ Isl<isl_pw_aff> Affine::translate(const Expr &e) {
         if (const IntImm *k = as<IntImm>(b)) d = k->value;
         else if (const UIntImm *k = as<UIntImm>(b); k && k->value <= uint64_t(INT64_MAX)) d = int64_t(k->value);
         else if (analysis::detail::i128 v = 0;
-                 // An expression of constants (lets of a run's sizes: Validate.cpp's at_one_run).
+                 // An expression of constants (lets of a run's sizes: src/validate/OneRun.h).
                  analysis::detail::const_int(analysis::simplify(expand_lets(b, lets_)), v) && v >= INT64_MIN && v <= INT64_MAX)
             d = int64_t(v);
         else throw Unsupported("the divisor of " + brief(e) + " is not a constant");
@@ -231,11 +231,7 @@ bool Products::realizable(const Isl<isl_set> &params) const {
     // inside the ranges the entry checks allow: a sample anywhere tends to take extreme
     // ones), then anywhere.
     for (const long bound : {16L, 256L, 65536L, 0L}) {
-        Isl<isl_set> where = others;
-        if (bound)
-            for (unsigned i = 0, n = unsigned(isl_set_dim(where.get(), isl_dim_param)); i < n && where; i++)
-                where = Isl<isl_set>(isl_set_upper_bound_si(isl_set_lower_bound_si(where.release(), isl_dim_param, i, -bound),
-                                                            isl_dim_param, i, bound));
+        Isl<isl_set> where = bound ? Isl<isl_set>(params_within(others.copy(), bound)) : others;
         if (!where) return false;
         Isl<isl_point> sample(isl_set_sample_point(where.copy()));
         if (!sample) return false;

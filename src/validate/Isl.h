@@ -75,6 +75,18 @@ Isl<T> check(T *p, const char *what) {
     return Isl<T>(p);
 }
 
+/** `set` with its parameter `i` bounded to [lo, hi] (null if isl gave none). */
+inline isl_set *param_within(isl_set *set, int i, long lo, long hi) {
+    return isl_set_upper_bound_si(isl_set_lower_bound_si(set, isl_dim_param, unsigned(i), lo), isl_dim_param, unsigned(i), hi);
+}
+
+/** `set` with every parameter bounded to [-bound, bound]. */
+inline isl_set *params_within(isl_set *set, long bound) {
+    const isl_size n = set ? isl_set_dim(set, isl_dim_param) : 0;
+    for (isl_size i = 0; i < n && set; i++) set = param_within(set, int(i), -bound, bound);
+    return set;
+}
+
 /** One isl context per validation: errors return null instead of aborting, and every
  * computation is bounded by a number of operations (deterministic, unlike a timeout). */
 class IslContext {

@@ -306,7 +306,7 @@ private:
         if (const Max *m = as<Max>(extent); m && is_zero(m->b)) extent = m->a;
         const Mul *product = as<Mul>(extent);
         if (!product) return false;
-        // A product of constants (at one run: Validate.cpp's at_one_run) is an extent like
+        // A product of constants (at one run: src/validate/OneRun.h) is an extent like
         // any other, and the divisions of the loop variable are by constants.
         if (analysis::detail::is_const_int(analysis::simplify(expand(extent)))) return false;
         const Type t = f->min.type();
@@ -588,7 +588,7 @@ private:
         if (!l.why.empty()) {
             l.position.clear();
             // Constant strides and extents (a constant-size allocation, or one run's:
-            // Validate.cpp's at_one_run): the flat index is the address, whatever the layout.
+            // src/validate/OneRun.h): the flat index is the address, whatever the layout.
             Expr size = IntImm::make(Int(64), 1);
             bool constant = true;
             for (const Expr &e : l.extents) size = Mul::make(size, Cast::make(Int(64), e));

@@ -25,7 +25,7 @@ std::optional<OneRun> at_one_run(const LoweredPipeline &p, const StructureOption
         for (isl_size i = 0, n = isl_set_dim(runs.get(), isl_dim_param); i < n; i++) {
             const char *name = isl_set_get_dim_name(runs.get(), isl_dim_param, unsigned(i));
             if (name && std::strstr(name, ".extent.") && !nest.products.exprs.count(name))
-                runs = check(isl_set_lower_bound_si(runs.release(), isl_dim_param, unsigned(i), 1), "a run");
+                runs = check(param_within(runs.release(), i, 1, INT32_MAX), "a run");
         }
         Isl<isl_point> run;
         if (kind == RunKind::Small) {
@@ -52,8 +52,7 @@ std::optional<OneRun> at_one_run(const LoweredPipeline &p, const StructureOption
                     } else {
                         continue;
                     }
-                    box = isl_set_upper_bound_si(isl_set_lower_bound_si(box, isl_dim_param, unsigned(i), lo), isl_dim_param,
-                                                 unsigned(i), hi);
+                    box = param_within(box, i, lo, hi);
                 }
                 Isl<isl_set> boxed(box);
                 if (boxed && isl_set_is_empty(boxed.get()) == isl_bool_false) {
@@ -102,9 +101,10 @@ void fill(ir::BufferData &b) {
     int64_t count = 1;
     for (const ir::BufferDim &d : b.dims) count *= std::max<int64_t>(d.extent, 0);
     const Type t = b.type;
+    const int bytes = (t.bits + 7) / 8;  // a bool takes a byte
     for (int64_t i = 0; i < count; i++) {
-        const int64_t v = (i * 7 + 3) % 17;
-        uint8_t *at = b.host + i * (t.bits / 8);
+        const int64_t v = t.is_bool() ? i % 2 : (i * 7 + 3) % 17;
+        uint8_t *at = b.host + i * bytes;
         if (t.is_float() && t.bits == 32) {
             const float f = float(v) / 17.0f;
             std::memcpy(at, &f, 4);
@@ -112,8 +112,8 @@ void fill(ir::BufferData &b) {
             const double f = double(v) / 17.0;
             std::memcpy(at, &f, 8);
         } else {
-            std::memset(at, 0, size_t(t.bits / 8));
-            std::memcpy(at, &v, size_t(std::min(t.bits / 8, 8)));  // little-endian
+            std::memset(at, 0, size_t(bytes));
+            std::memcpy(at, &v, size_t(std::min(bytes, 8)));  // little-endian
         }
     }
 }
@@ -129,10 +129,7 @@ std::string replay(const LoweredPipeline &p, const OneRun &run) {
                     args.push_back(semantics::ArgValue::of_int(v->second));
                 } else {
                     if (!a.param) return "";
-                    semantics::Scalar s;
-                    static_assert(sizeof(s) == sizeof(a.param->value));
-                    std::memcpy(&s, &a.param->value, sizeof(s));
-                    args.push_back(semantics::ArgValue::of_scalar(a.param->type, s));
+                    args.push_back(semantics::ArgValue::of_param(*a.param));
                 }
                 continue;
             }

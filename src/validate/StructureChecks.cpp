@@ -52,13 +52,7 @@ std::string describe_coords(isl_point *pt, int first, int count) {
  * user would try. */
 Isl<isl_point> small_sample(const Isl<isl_set> &set, const char *what) {
     for (long bound : {64L, 4096L}) {
-        isl_set *box = set.copy();
-        const isl_size n = isl_set_dim(box, isl_dim_param);
-        for (isl_size i = 0; i < n; i++) {
-            box = isl_set_lower_bound_si(box, isl_dim_param, unsigned(i), -bound);
-            box = isl_set_upper_bound_si(box, isl_dim_param, unsigned(i), bound);
-        }
-        Isl<isl_set> boxed(box);
+        Isl<isl_set> boxed(params_within(set.copy(), bound));
         if (boxed && isl_set_is_empty(boxed.get()) == isl_bool_false)
             return check(isl_set_sample_point(boxed.release()), what);
     }
