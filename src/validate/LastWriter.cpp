@@ -1,6 +1,9 @@
 #include "validate/LastWriter.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
 
 namespace tessera::validator {
 
@@ -42,11 +45,193 @@ bool is_empty(const Isl<isl_map> &m) {
     return e == isl_bool_true;
 }
 
+
+/** The lexicographic maximum (or minimum) of a relation, as isl_map_lexmax, computed on each basic
+ * relation and then combined: on relations whose pieces each determine their maximum (a
+ * loop nest's instances) isl's maximum of the union, which splits all the pieces at once,
+ * can grow past the limit where this stays small. */
+Isl<isl_map> lexopt_by_pieces(const Isl<isl_map> &m, bool max) {
+    std::vector<Isl<isl_map>> pieces;
+    isl_map_foreach_basic_map(
+        m.get(),
+        [](isl_basic_map *b, void *user) {
+            static_cast<std::vector<Isl<isl_map>> *>(user)->emplace_back(isl_map_from_basic_map(b));
+            return isl_stat_ok;
+        },
+        &pieces);
+    Isl<isl_pw_multi_aff> last;
+    for (const Isl<isl_map> &piece : pieces) {
+        Isl<isl_pw_multi_aff> f = check(max ? isl_map_lexmax_pw_multi_aff(piece.copy()) : isl_map_lexmin_pw_multi_aff(piece.copy()),
+                                        "the last writes");
+        if (last)
+            f = check(max ? isl_pw_multi_aff_union_lexmax(last.release(), f.release())
+                          : isl_pw_multi_aff_union_lexmin(last.release(), f.release()),
+                      "the last writes");
+        last = std::move(f);
+    }
+    if (!last) return check(isl_map_empty(isl_map_get_space(m.get())), "the last writes");
+    return check(isl_map_coalesce(isl_map_from_pw_multi_aff(last.release())), "the last writes");
+}
+Isl<isl_map> lexmax_by_pieces(const Isl<isl_map> &m) { return lexopt_by_pieces(m, true); }
+Isl<isl_map> lexmin_by_pieces(const Isl<isl_map> &m) { return lexopt_by_pieces(m, false); }
+
+/** `m` simplified on `domain` (isl's gist: equal to m on it, with fewer pieces, anything
+ * outside). */
+Isl<isl_map> simplified_on(Isl<isl_map> m, const Isl<isl_set> &domain) {
+    return check(isl_map_coalesce(isl_map_gist_domain(m.release(), domain.copy())), "the last writer");
+}
+
+/** { S[i] -> key[i_E, c] }: an instance's values of the loops `shared` (the allocation
+ * and parallel loops it has in common with a reader), then the cell of `cells`. */
+Isl<isl_map> keyed(const Isl<isl_map> &cells, const std::vector<int> &shared) {
+    isl_space *space = isl_space_domain(isl_map_get_space(cells.get()));
+    isl_map *loops = isl_map_identity(isl_space_map_from_set(space));
+    const isl_size n = isl_map_dim(loops, isl_dim_out);
+    for (int k = int(n) - 1; k >= 0; k--)
+        if (std::find(shared.begin(), shared.end(), k) == shared.end()) loops = isl_map_project_out(loops, isl_dim_out, unsigned(k), 1);
+    isl_map *key = isl_map_flat_range_product(loops, cells.copy());
+    return check(isl_map_set_tuple_name(key, isl_dim_out, "key"), "a cell's key");
+}
+
 }  // namespace
 
-std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, const Statement &s) {
+/** The last write of each unfolded cell of a storage, in one allocation of it (and one
+ * iteration of the parallel loops that key it): the same for every load of the storage. */
+struct LastWriterCache::Entry {
+    std::string failed;  // why it could not be computed (empty if it was)
+    Isl<isl_map> last;   // { key -> T }
+    /** Per writer (in the order of the nest's statements): { key -> W[j] }, the writer's
+     * instance that makes the last write of the key, where it does. */
+    std::vector<Isl<isl_map>> instance;
+    /** Per writer: { W[j] -> T }, the time of the next write of the same cell (of the
+     * folded storage itself) after instance j, or at its time by another lane; where there
+     * is one. Until then, the cell holds what j wrote. */
+    std::vector<Isl<isl_map>> next;
+};
+
+namespace {
+
+/** The sources of a read of folded storage, through its unfolded cells (the cells before
+ * the fold's modulo; src/validate/LoopNest.h). With the modulo, every earlier write of a
+ * congruent row is a candidate, and the last of them, a lexicographic maximum over the
+ * pairs of reader and writer instances, grows past the limit. Without it, the last write
+ * of each unfolded cell (in one allocation of the storage) is a function of the cell
+ * alone, computed once for all the loads of the storage; a read's source is that write if
+ *   (1) it comes before the read, and
+ *   (2) no other write of the read's cell comes between it and the read,
+ * both emptiness checks. A read whose unfolded cell no write stores reads memory no
+ * store wrote if no write of its cell precedes it. False, `sources` untouched, where a
+ * check fails: the caller computes the last writer of the cell itself. */
+bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement::Read &read, const LoopNest &nest,
+                           const std::vector<const Statement *> &writers,
+                           const std::function<Isl<isl_map>(const Statement &)> &schedule,
+                           const Isl<isl_map> &reader_schedule, const Isl<isl_set> &hull, LastWriterCache &cache,
+                           ReadSources &sources) {
+    if (!read.unfolded_cells) return false;
+    // The loops whose values reader and writer share: the same for every writer.
+    std::vector<int> shared;
+    for (size_t i = 0; i < writers.size(); i++) {
+        const Statement &w = *writers[i];
+        if (!w.unfolded_cells) return false;
+        std::vector<int> e;
+        for (size_t k = 0; k < shared_loops(s, w); k++)
+            if (int(k) < w.loops_around_storage || s.parallel[k]) e.push_back(int(k));
+        if (i > 0 && e != shared) return false;
+        shared = std::move(e);
+    }
+    std::string name = read.buffer;
+    for (int k : shared) name += " " + std::to_string(k);
+    std::shared_ptr<LastWriterCache::Entry> &entry = cache.entries[name];
+    if (!entry) {
+        entry = std::make_shared<LastWriterCache::Entry>();
+        ctx.reset_operations();
+        try {
+            Isl<isl_map> times;  // { key -> T }
+            std::vector<Isl<isl_map>> keys;
+            for (const Statement *w : writers) {
+                Isl<isl_map> key = keyed(w->unfolded_cells, shared);
+                Isl<isl_map> t = check(isl_map_apply_range(isl_map_reverse(key.copy()), schedule(*w).release()), "the times of the writes");
+                t = check(isl_map_intersect_params(t.release(), hull.copy()), "the times of the writes");
+                times = times ? check(isl_map_union(times.release(), t.release()), "the times of the writes") : std::move(t);
+                keys.push_back(std::move(key));
+            }
+            entry->last = lexmax_by_pieces(times);
+            for (size_t i = 0; i < writers.size(); i++) {
+                Isl<isl_map> at = check(isl_map_apply_range(entry->last.copy(), isl_map_reverse(schedule(*writers[i]).release())),
+                                        "the last writer");
+                at = check(isl_map_intersect(at.release(), isl_map_reverse(keys[i].copy())), "the last writer");
+                entry->instance.push_back(check(isl_map_coalesce(at.release()), "the last writer"));
+            }
+            for (const Statement *w : writers) {
+                const Isl<isl_map> cell = keyed(w->cells, shared);
+                Isl<isl_map> after;  // { W[j] -> T }: the writes of the same cell at or after j's time, but j
+                for (const Statement *v : writers) {
+                    Isl<isl_map> pairs = check(isl_map_apply_range(cell.copy(), isl_map_reverse(keyed(v->cells, shared).release())),
+                                               "the writes of a cell");
+                    pairs = check(isl_map_intersect_params(pairs.release(), hull.copy()), "the writes of a cell");
+                    pairs = check(isl_map_intersect(pairs.release(), isl_map_lex_le_map(schedule(*w).release(), schedule(*v).release())),
+                                  "the next writes of a cell");
+                    if (v == w)
+                        pairs = check(isl_map_subtract(pairs.release(), isl_map_identity(isl_space_map_from_set(
+                                                                            isl_set_get_space(w->domain.get())))),
+                                      "the next writes of a cell");
+                    Isl<isl_map> t = check(isl_map_apply_range(pairs.release(), schedule(*v).release()), "the next writes of a cell");
+                    after = after ? check(isl_map_union(after.release(), t.release()), "the next writes of a cell") : std::move(t);
+                }
+                entry->next.push_back(lexmin_by_pieces(after));
+            }
+        } catch (const Unsupported &u) {
+            entry->failed = u.what();
+        }
+        ctx.reset_operations();
+    }
+    if (!entry->failed.empty()) return false;
+    const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
+    Isl<isl_map> last_of_read = check(isl_map_apply_range(read_key.copy(), entry->last.copy()), "the last writes");  // { S -> T }
+    last_of_read = check(isl_map_coalesce(isl_map_intersect_params(last_of_read.release(), hull.copy())), "the last writes");
+    // (1) before the read.
+    Isl<isl_map> not_before = check(isl_map_lex_le_map(reader_schedule.copy(), last_of_read.copy()), "the last writes");
+    not_before = check(isl_map_intersect(not_before.release(),
+                                         isl_map_identity(isl_space_map_from_set(isl_space_domain(isl_map_get_space(read.cells.get()))))),
+                       "the last writes");
+    if (!is_empty(not_before)) return false;
+    // A read whose unfolded cell no store writes: none here (else the caller decides).
+    Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
+    Isl<isl_set> without = check(isl_set_subtract(reading.release(), isl_map_domain(last_of_read.copy())), "the unwritten reads");
+    if (isl_set_is_empty(without.get()) != isl_bool_true) return false;
+    std::vector<Source> found;
+    Isl<isl_map> next_of_read;  // { S -> T }: the next write of the cell after the last write of the unfolded cell
+    for (size_t i = 0; i < writers.size(); i++) {
+        Isl<isl_map> instances = check(isl_map_apply_range(read_key.copy(), entry->instance[i].copy()), "the last writer");
+        if (is_empty(instances)) continue;
+        if (isl_map_is_single_valued(instances.get()) != isl_bool_true) return false;
+        instances = simplified_on(std::move(instances), s.domain);
+        Isl<isl_map> next = check(isl_map_apply_range(instances.copy(), entry->next[i].copy()), "the next writes");
+        next_of_read = next_of_read ? check(isl_map_union(next_of_read.release(), next.release()), "the next writes") : std::move(next);
+        found.push_back({writers[i], std::move(instances)});
+    }
+    // (2) the read comes before the next write of its cell.
+    if (next_of_read) {
+        Isl<isl_map> too_late = check(isl_map_lex_le_map(next_of_read.release(), reader_schedule.copy()), "the next writes");
+        too_late = check(isl_map_intersect(too_late.release(),
+                                           isl_map_identity(isl_space_map_from_set(isl_space_domain(isl_map_get_space(read.cells.get()))))),
+                         "the next writes");
+        if (!is_empty(too_late)) return false;
+    }
+    sources.unwritten = Isl<isl_set>();
+    sources.sources = std::move(found);
+    return true;
+}
+
+}  // namespace
+
+std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, const Statement &s, LastWriterCache *cache) {
+    LastWriterCache own;
+    if (!cache) cache = &own;
     const int tdims = schedule_dims(nest);
     const Isl<isl_map> reader_schedule = schedule_of(s, tdims);
+    ctx.reset_operations();
+    const Isl<isl_set> hull = check(isl_set_from_basic_set(isl_set_simple_hull(nest.context.copy())), "the context's hull");
     std::vector<ReadSources> result;
     for (const Statement::Read &read : s.reads) {
         std::vector<const Statement *> writers;
@@ -61,12 +246,12 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
             sources.unknown = "the cells read from " + read.buffer + " are not modelled: " + read.unmodelled;
             continue;
         }
+        auto schedule = [&](const Statement &w) { return schedule_of(w, tdims); };
+        // For each writer: the pairs (reader instance, writer instance) on one cell, in the
+        // same allocation of the storage and the same iteration of the parallel loops around
+        // both (the writes of other iterations are races).
         ctx.reset_operations();
-        // For each writer: the pairs (reader instance, earlier writer instance) on one cell,
-        // in the same allocation of the storage and the same iteration of the parallel loops
-        // around both; then their times in the common schedule space.
         std::vector<std::pair<const Statement *, Isl<isl_map>>> candidates;
-        Isl<isl_map> times;
         for (const Statement *w : writers) {
             if (!w->cells) {
                 sources.unknown = "the cells statement S" + std::to_string(w->id) + " writes in " + read.buffer +
@@ -76,12 +261,15 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
             const size_t shared = shared_loops(s, *w);
             const int allocation = w->loops_around_storage;
             if (size_t(allocation) > shared) throw Unsupported("the storage " + read.buffer + " is allocated inside a loop the reader is not in");
+            // Under the context's hull (what holds for its parameters holds for the
+            // context's; the context's pieces would multiply the pairs'), but races under
+            // the context itself (a race is a counterexample).
             Isl<isl_map> pairs = check(isl_map_apply_range(read.cells.copy(), isl_map_reverse(w->cells.copy())), "the writes of a cell");
-            pairs = check(isl_map_intersect_params(pairs.release(), nest.context.copy()), "the writes of a cell");
+            pairs = check(isl_map_intersect_params(pairs.release(), hull.copy()), "the writes of a cell");
             for (int k = 0; k < allocation; k++) pairs = check(isl_map_equate(pairs.release(), isl_dim_in, k, isl_dim_out, k), "one allocation");
             for (size_t k = size_t(allocation); k < shared; k++) {
                 if (!s.parallel[k]) continue;
-                Isl<isl_map> same_outside = pairs;
+                Isl<isl_map> same_outside = check(isl_map_intersect_params(pairs.copy(), nest.context.copy()), "another iteration");
                 for (size_t m = size_t(allocation); m < k; m++)
                     same_outside = check(isl_map_equate(same_outside.release(), isl_dim_in, int(m), isl_dim_out, int(m)), "one iteration");
                 Isl<isl_map> other = check(isl_map_union(isl_map_order_lt(same_outside.copy(), isl_dim_in, int(k), isl_dim_out, int(k)),
@@ -90,30 +278,39 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
                 if (!is_empty(other)) sources.races.push_back({w, s.dims[k], std::move(other)});
                 pairs = check(isl_map_equate(pairs.release(), isl_dim_in, int(k), isl_dim_out, int(k)), "one iteration");
             }
-            if (!sources.unknown.empty()) break;
-            const Isl<isl_map> writer_schedule = schedule_of(*w, tdims);
+            candidates.emplace_back(w, std::move(pairs));
+        }
+        if (!sources.unknown.empty()) continue;
+        // Folded storage: first through the unfolded cells, with a budget of its own.
+        ctx.reset_operations();
+        try {
+            if (last_writers_unfolded(ctx, s, read, nest, writers, schedule, reader_schedule, hull, *cache, sources)) continue;
+        } catch (const Unsupported &) {
+        }
+        // The last write of the cell before each read, and which store made it.
+        ctx.reset_operations();
+        Isl<isl_map> times;
+        for (auto &[w, pairs] : candidates) {
+            const Isl<isl_map> writer_schedule = schedule(*w);
             pairs = check(isl_map_intersect(pairs.release(), isl_map_lex_gt_map(reader_schedule.copy(), writer_schedule.copy())),
                           "the earlier writes of a cell");
             if (is_empty(pairs)) continue;
             Isl<isl_map> t = check(isl_map_apply_range(pairs.copy(), writer_schedule.copy()), "the times of the writes");
             times = times ? check(isl_map_union(times.release(), t.release()), "the times of the writes") : std::move(t);
-            candidates.emplace_back(w, std::move(pairs));
         }
-        if (!sources.unknown.empty()) continue;
         Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), nest.context.copy()), "the reads");
         if (!times) {
             sources.unwritten = std::move(reading);
             continue;
         }
-        // The last write before each read, and which store made it.
-        Isl<isl_map> last = check(isl_map_lexmax(times.release()), "the last writes");
+        Isl<isl_map> last = lexmax_by_pieces(times);
         sources.unwritten = check(isl_set_subtract(reading.release(), isl_map_domain(last.copy())), "the unwritten reads");
         sources.unwritten = check(isl_set_gist(sources.unwritten.release(), isl_set_intersect_params(s.domain.copy(), nest.context.copy())),
                                   "the unwritten reads");
         for (auto &[w, pairs] : candidates) {
             Isl<isl_map> at_last = check(isl_map_apply_range(last.copy(), isl_map_reverse(schedule_of(*w, tdims).release())),
                                          "the last writes");
-            Isl<isl_map> instances = check(isl_map_coalesce(isl_map_intersect(pairs.release(), at_last.release())), "the last writer");
+            Isl<isl_map> instances = check(isl_map_intersect(pairs.release(), at_last.release()), "the last writer");
             if (is_empty(instances)) continue;
             const isl_bool single = isl_map_is_single_valued(instances.get());
             if (single == isl_bool_error) throw Unsupported("the polyhedral library could not decide a last writer");
@@ -121,7 +318,7 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
                 sources.unknown = "lanes of statement S" + std::to_string(w->id) + " write one cell of " + read.buffer + " at once";
                 break;
             }
-            sources.sources.push_back({w, std::move(instances)});
+            sources.sources.push_back({w, simplified_on(std::move(instances), s.domain)});
         }
     }
     return result;

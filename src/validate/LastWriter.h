@@ -9,6 +9,8 @@
 // iteration and those before the loop count; a cell that another iteration writes makes
 // the read depend on the threads' timing, which the result says (`other_iterations`).
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,7 +22,8 @@ namespace tessera::validator {
 struct Source {
     const Statement *writer = nullptr;
     /** { S[i] -> W[j] }: for the instances i of the reader that read what W wrote last,
-     * the instance j of W that wrote it (one, single-valued). */
+     * the instance j of W that wrote it (one, single-valued). Exact on the reader's
+     * domain, simplified there (isl's gist): outside it, anything. */
     Isl<isl_map> instances;
 };
 
@@ -44,8 +47,15 @@ struct ReadSources {
     std::string unknown;
 };
 
+/** What last_writers computes once for all the loads of a storage (the last write of
+ * each unfolded cell of folded storage), kept across its calls on one nest. */
+struct LastWriterCache {
+    struct Entry;
+    std::map<std::string, std::shared_ptr<Entry>> entries;
+};
+
 /** The sources of each load of statement `s` from storage that a store of the nest writes
  * (loads of the pipeline's inputs have none and are left out). Throws Unsupported. */
-std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, const Statement &s);
+std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, const Statement &s, LastWriterCache *cache = nullptr);
 
 }  // namespace tessera::validator

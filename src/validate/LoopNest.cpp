@@ -283,6 +283,7 @@ private:
     /** A loop begins: its place in the program order is the next position of its body. */
     void enter_loop(const std::string &name, bool parallel, Type type) {
         loops_.push_back(name);
+        loop_conditions_start_.push_back(conditions_.size());
         loop_ids_.push_back(next_loop_id_++);
         parallel_.push_back(parallel);
         loop_types_.push_back(type);
@@ -292,6 +293,7 @@ private:
 
     void leave_loop() {
         loops_.pop_back();
+        loop_conditions_start_.pop_back();
         loop_ids_.pop_back();
         parallel_.pop_back();
         loop_types_.pop_back();
@@ -453,10 +455,21 @@ private:
                                "a lane range");
             }
             domain = check(isl_set_intersect_params(domain.release(), context_hull().release()), "a domain");
-            for (const Expr &c : conditions_) {
-                domain = check(isl_set_coalesce(isl_set_intersect(domain.release(), affine.condition(c).release())),
+            // The conditions of loop k and of the ifs between it and loop k + 1 are those
+            // from loop k + 1's start on.
+            const size_t loops = loop_conditions_start_.size();
+            auto outer_domains_upto = [&](size_t conditions) {
+                while (st.outer_domains.size() < loops &&
+                       (st.outer_domains.size() + 1 < loops ? loop_conditions_start_[st.outer_domains.size() + 1]
+                                                            : conditions_.size()) == conditions)
+                    st.outer_domains.push_back(domain);
+            };
+            outer_domains_upto(0);
+            for (size_t i = 0; i < conditions_.size(); i++) {
+                domain = check(isl_set_coalesce(isl_set_intersect(domain.release(), affine.condition(conditions_[i]).release())),
                                "a domain");
                 affine.restrict_to(domain);
+                outer_domains_upto(i + 1);
             }
             Isl<isl_map> writes;
             if (s->provenance->coords.empty()) {
@@ -467,6 +480,7 @@ private:
                     writes = writes ? check(isl_map_flat_range_product(writes.release(), m.release()), "a write relation")
                                     : std::move(m);
                 }
+                st.coordinates = writes;
                 writes = check(isl_map_intersect_domain(writes.release(), domain.copy()), "a write relation");
             }
             isl_id *func_id = Recurrence::func_id(ctx_.get(), *s->provenance->func);
@@ -493,6 +507,8 @@ private:
             st.unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             st.domain = Isl<isl_set>();
             st.writes = Isl<isl_map>();
+            st.coordinates = Isl<isl_map>();
+            st.outer_domains.clear();
             st.iteration = Isl<isl_map>();
         }
         nest_.statements.push_back(std::move(st));
@@ -606,7 +622,7 @@ private:
      * instance of `domain`, and the instances where a cell lies outside the storage's
      * region. */
     struct Access {
-        Isl<isl_map> cells;
+        Isl<isl_map> cells, unfolded_cells;
         Isl<isl_set> outside;
         std::string cells_unmodelled, bounds_unmodelled;
     };
@@ -717,6 +733,7 @@ private:
                 }
                 a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
                 a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
+                a.unfolded_cells = unfolded(buffer, coords, affs, affine, domain);
             } else {
                 a.cells_unmodelled = "the cells of " + buffer + " read here take " + std::to_string(pieces) +
                                      " affine pieces, more than the " + std::to_string(kMaxInputCellPieces) +
@@ -791,6 +808,7 @@ private:
             }
         } catch (const Unsupported &u) {
             a.cells = Isl<isl_map>();
+            a.unfolded_cells = Isl<isl_map>();
             a.outside = Isl<isl_set>();
             a.cells_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             a.bounds_unmodelled = a.cells_unmodelled;
@@ -798,11 +816,31 @@ private:
         return a;
     }
 
+    /** The cells of an access before the modulo of its folded coordinates (those taken
+     * modulo a fold), given the cells' coordinates and their translations; null if none
+     * is folded. */
+    Isl<isl_map> unfolded(const std::string &buffer, const std::vector<Expr> &coords, const std::vector<Isl<isl_pw_aff>> &affs,
+                          Affine &affine, const Isl<isl_set> &domain) {
+        bool folded = false;
+        for (const Expr &c : coords) folded = folded || as<Mod>(c);
+        if (!folded) return Isl<isl_map>();
+        Isl<isl_map> cells;
+        for (size_t k = 0; k < coords.size(); k++) {
+            const Mod *m = as<Mod>(coords[k]);
+            Isl<isl_pw_aff> coordinate = m ? affine.expr(m->a) : affs[k];
+            Isl<isl_map> c = check(isl_map_from_pw_aff(coordinate.release()), "an unfolded cell");
+            cells = cells ? check(isl_map_flat_range_product(cells.release(), c.release()), "an unfolded cell") : std::move(c);
+        }
+        cells = check(isl_map_intersect_domain(cells.release(), domain.copy()), "the unfolded cells");
+        return check(isl_map_set_tuple_name(cells.release(), isl_dim_out, buffer.c_str()), "the unfolded cells");
+    }
+
     /** The cells a modelled statement writes, and the accesses it makes (its store and
      * the loads of the value it stores) outside their storage's region. */
     void cells(const Store *s, Affine &affine, Statement &st) {
         Access w = access(s->buffer, s->index, affine, st.domain);
         st.cells = std::move(w.cells);
+        st.unfolded_cells = std::move(w.unfolded_cells);
         st.cells_unmodelled = w.cells_unmodelled;
         st.accesses.push_back({"writes " + s->buffer, std::move(w.outside), w.bounds_unmodelled});
         // The loads the stored value makes, lets expanded (a load bound to a let by the
@@ -822,7 +860,7 @@ private:
             if (!seen.insert(key).second) continue;
             Access r = access(l->buffer, l->index, affine, st.domain);
             st.accesses.push_back({"reads " + l->buffer, std::move(r.outside), r.bounds_unmodelled});
-            st.reads.push_back({l->buffer, l->type.element_of(), key, std::move(r.cells), r.cells_unmodelled});
+            st.reads.push_back({l->buffer, l->type.element_of(), key, std::move(r.cells), r.cells_unmodelled, std::move(r.unfolded_cells)});
         }
     }
 
@@ -831,6 +869,8 @@ private:
     const std::function<bool(const Statement &)> &wanted_;
     std::map<std::string, Expr> lets_;
     std::vector<std::string> loops_;
+    /** For each loop in loops_, how many conditions were in force as it began. */
+    std::vector<size_t> loop_conditions_start_;
     std::vector<int> loop_ids_;
     std::vector<bool> parallel_;
     std::vector<Type> loop_types_;

@@ -59,6 +59,13 @@ struct Statement {
     /** { S<id>[dims] -> F[coordinates] } for the Func F of the provenance. Null if
      * unmodelled. */
     Isl<isl_map> writes;
+    /** The same coordinates without the domain: equal to `writes` on it, defined (not
+     * necessarily meaningfully) on a simpler set around it. */
+    Isl<isl_map> coordinates;
+    /** For k = 1 .. the number of enclosing loops: the instances as far as the k outermost
+     * loops see them, under their bounds and the ifs around them alone (the deeper
+     * dimensions free). Null if unmodelled. */
+    std::vector<Isl<isl_set>> outer_domains;
     /** { S<id>[dims] -> f.s<j>[x, r] }: the iteration of definition j of the provenance's
      * Func f that each instance runs (its point x, then its RVars r; the tuple is
      * Recurrence::stage_id). Null for a final copy, or if unmodelled. */
@@ -71,6 +78,10 @@ struct Statement {
      * Null if not modelled, with the reason in `cells_unmodelled`. */
     Isl<isl_map> cells;
     std::string cells_unmodelled;
+    /** Where some dimension of the storage is folded (a coordinate taken modulo the fold):
+     * the same cells before the modulo, which tell apart the points that share a cell. Null
+     * if no dimension is folded, or if not modelled. */
+    Isl<isl_map> unfolded_cells;
     /** The statement's accesses (its store, and the loads of the value it stores): for
      * each, the instances where it touches a cell outside the region bounds inference gave
      * the storage (a folded dimension, taken modulo its fold, always lies inside); null
@@ -90,6 +101,8 @@ struct Statement {
         /** { S<id>[dims] -> B[cell] }, null if not modelled, with the reason. */
         Isl<isl_map> cells;
         std::string unmodelled;
+        /** As Statement::unfolded_cells. */
+        Isl<isl_map> unfolded_cells;
     };
     std::vector<Read> reads;
     /** For the value check, with the lets around expanded: the conditions under which an

@@ -6,6 +6,7 @@
 
 #include "ir/Function.h"
 #include "tessera/Error.h"
+#include "validate/Coverage.h"
 #include "validate/LoopNest.h"
 #include "validate/ValueCheck.h"
 
@@ -60,66 +61,6 @@ Isl<isl_point> small_sample(const Isl<isl_set> &set, const char *what) {
 }
 
 namespace {
-
-/** The output window { F[x] : B.min.d <= x_d < B.min.d + B.extent.d } of output buffer B. */
-Isl<isl_set> output_window(isl_ctx *ctx, const std::string &buffer, int dims, isl_id *func_id) {
-    isl_space *s = isl_space_set_alloc(ctx, 0, unsigned(dims));
-    s = isl_space_set_tuple_id(s, isl_dim_set, func_id);
-    Isl<isl_space> space = check(s, "the window's space");
-    Isl<isl_set> window = check(isl_set_universe(space.copy()), "the window");
-    for (int d = 0; d < dims; d++) {
-        auto param = [&](const std::string &field) {
-            const std::string name = buffer + "." + field + "." + std::to_string(d);
-            return check(isl_pw_aff_param_on_domain_id(isl_set_universe(space.copy()), isl_id_alloc(ctx, name.c_str(), nullptr)),
-                         "a buffer field");
-        };
-        Isl<isl_pw_aff> x = check(isl_pw_aff_var_on_domain(isl_local_space_from_space(space.copy()), isl_dim_set, unsigned(d)),
-                                  "a coordinate");
-        Isl<isl_pw_aff> mn = param("min"), ex = param("extent");
-        Isl<isl_pw_aff> end = check(isl_pw_aff_add(mn.copy(), ex.release()), "the window's end");
-        window = check(isl_set_intersect(window.release(), isl_pw_aff_ge_set(x.copy(), mn.release())), "the window");
-        window = check(isl_set_intersect(window.release(), isl_pw_aff_lt_set(x.release(), end.release())), "the window");
-    }
-    return window;
-}
-
-
-CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest) {
-    const PipelineArgument *out = nullptr;
-    for (const PipelineArgument &a : p.args)
-        if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
-    if (!out || !p.output) return {Verdict::Unknown, "the pipeline has no output buffer argument"};
-    isl_id *func_id = isl_id_alloc(ctx.get(), p.output->name.c_str(), p.output.get());
-    Isl<isl_set> window = output_window(ctx.get(), out->name, out->dimensions, func_id);
-    // The points the stores write, each simplified under the context (the domains of
-    // partitioned loops carry pieces that the context decides), then their union taken out
-    // of the window.
-    Isl<isl_set> written = check(isl_set_empty(isl_set_get_space(window.get())), "the written points");
-    int stores = 0;
-    for (const Statement &s : nest.statements) {
-        if (s.store->buffer != out->name) continue;
-        stores++;
-        if (!s.writes)
-            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " (a store to the output " + out->name +
-                                          ") is not modelled: " + s.unmodelled};
-        if (!s.provenance || s.provenance->func != p.output)
-            return {Verdict::Unknown, "statement S" + std::to_string(s.id) + " stores to the output " + out->name +
-                                          " a value of another Func"};
-        Isl<isl_set> points = check(isl_set_gist_params(isl_map_range(s.writes.copy()), nest.context.copy()), "the written points");
-        written = check(isl_set_coalesce(isl_set_union(written.release(), points.release())), "the written points");
-    }
-    Isl<isl_set> missing = check(isl_set_intersect_params(window.copy(), nest.context.copy()), "the window");
-    missing = check(isl_set_subtract(missing.release(), written.release()), "the unwritten part");
-    const isl_bool empty = isl_set_is_empty(missing.get());
-    if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide coverage");
-    if (empty == isl_bool_true)
-        return {Verdict::Proved, "the " + std::to_string(stores) + " store(s) to " + out->name +
-                                     " write every point of the window"};
-    Isl<isl_point> pt = small_sample(missing, "a counterexample");
-    std::string where = "the window point " + p.output->name + describe_coords(pt.get(), 0, out->dimensions) +
-                        " is never written, with " + describe_params(missing.get(), pt.get());
-    return refuted_unless_unmodelled(nest, where);
-}
 
 CheckResult check_races(const LoopNest &nest) {
     int pairs = 0, benign = 0;

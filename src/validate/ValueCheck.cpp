@@ -584,7 +584,7 @@ void for_each_piece(const Isl<isl_pw_multi_aff> &pieces, const std::function<voi
  * the domain where that keeps it single-valued (a gist may let pieces overlap outside
  * the domain, with other values there). */
 Isl<isl_pw_multi_aff> function_on(Isl<isl_map> relation, const Isl<isl_set> &domain) {
-    Isl<isl_map> simple = check(isl_map_gist_domain(relation.copy(), domain.copy()), "a point");
+    Isl<isl_map> simple = check(isl_map_coalesce(isl_map_gist_domain(relation.copy(), domain.copy())), "a point");
     if (isl_map_is_single_valued(simple.get()) == isl_bool_true)
         return check(isl_pw_multi_aff_from_map(simple.release()), "a point");
     return check(isl_pw_multi_aff_from_map(isl_map_intersect_domain(relation.release(), domain.copy())), "a point");
@@ -611,6 +611,8 @@ struct Points {
     std::vector<Part> parts;
     /** { S[i] -> [all parts' coordinates] }, on the common refinement of their pieces. */
     Isl<isl_pw_multi_aff> all;
+    /** Where each part is known: `all`'s domain is their intersection. */
+    std::vector<Isl<isl_set>> known;
 
     void add(Part part, Isl<isl_map> relation, const Isl<isl_set> &domain) {
         add(std::move(part), function_on(std::move(relation), domain));
@@ -618,6 +620,7 @@ struct Points {
     void add(Part part, Isl<isl_pw_multi_aff> f) {
         part.first = all ? size_t(isl_pw_multi_aff_dim(all.get(), isl_dim_out)) : 0;
         part.dims = size_t(isl_pw_multi_aff_dim(f.get(), isl_dim_out));
+        known.push_back(check(isl_pw_multi_aff_domain(f.copy()), "a point's domain"));
         f = check(isl_pw_multi_aff_reset_tuple_id(f.release(), isl_dim_out), "a point");
         all = all ? check(isl_pw_multi_aff_flat_range_product(all.release(), f.release()), "the points") : std::move(f);
         parts.push_back(std::move(part));
@@ -884,7 +887,8 @@ struct WindowRead {
 };
 
 std::unique_ptr<WindowRead> read_window(IslContext &ctx, const LoweredPipeline &p, const PipelineArgument &out,
-                                        const LoopNest &nest, std::map<std::string, Type> &parameters) {
+                                        const LoopNest &nest, std::map<std::string, Type> &parameters,
+                                        LastWriterCache &last_writes) {
     ctx.reset_operations();
     auto w = std::make_unique<WindowRead>();
     Statement &reader = w->reader;
@@ -908,7 +912,7 @@ std::unique_ptr<WindowRead> read_window(IslContext &ctx, const LoweredPipeline &
     reader.domain = window;
     reader.reads.push_back({out.name, p.output->type, "the window", std::move(cells), ""});
     w->window = std::move(window);
-    w->sources = last_writers(ctx, nest, reader);
+    w->sources = last_writers(ctx, nest, reader, &last_writes);
     return w;
 }
 
@@ -935,6 +939,7 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
             return {Verdict::Refuted, "no store writes the output " + p.output->name + " at " + describe_sample(unwritten)};
         for (const Source &src : rs.sources) {
             Isl<isl_map> holds = check(isl_map_apply_range(src.instances.copy(), recurrences.stored_by(*src.writer).release()), "the values held");
+            holds = check(isl_map_intersect_domain(holds.release(), window.copy()), "the values held");
             Isl<isl_map> wrong = check(isl_map_subtract(holds.release(), expected.copy()), "the values held");
             wrong = check(isl_map_intersect_params(wrong.release(), nest.context.copy()), "the values held");
             if (isl_map_is_empty(wrong.get()) == isl_bool_true) continue;
@@ -968,6 +973,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     std::map<std::string, Type> parameters = nest.parameters;
     Recurrences recurrences(ctx, parameters);
     std::unique_ptr<WindowRead> window;  // made when first needed
+    LastWriterCache last_writes;
     bool output_read = false;  // whether a statement reads the output buffer back
     for (const Statement &s : nest.statements)
         for (const Statement::Read &r : s.reads) output_read = output_read || r.buffer == out->name;
@@ -1025,7 +1031,9 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 if (!s.cells) throw Unsupported("the cells it writes are not modelled: " + s.cells_unmodelled);
                 points.add({Points::Part::Kind::Cell, "", nullptr, out->name}, s.cells, domain);
             }
-            for (const ReadSources &r : last_writers(ctx, nest, s)) {
+            const std::vector<ReadSources> sources = last_writers(ctx, nest, s, &last_writes);
+            for (const ReadSources &r : sources) {
+                ctx.reset_operations();  // as last_writers, a budget per load
                 if (!r.unknown.empty()) throw Unsupported(r.unknown);
                 Isl<isl_set> unwritten;
                 if (r.unwritten) {
@@ -1085,6 +1093,9 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                  describe_sample(check(isl_map_domain(differ.release()), "a race")) + ": a race";
                     throw Unsupported(runs_other);
                 }
+                // Sources that store the same value name (two writers of one point, as in
+                // the overlap of a ShiftInwards split) make pieces with one expression.
+                read = check(isl_pw_multi_aff_coalesce(read.release()), "the values read");
                 points.add({Points::Part::Kind::Stored, r.read->key, from, r.read->buffer, r.read->type}, std::move(read));
             }
             // Loads from inputs: the input at the cell's coordinates (the cell plus the
@@ -1092,6 +1103,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             // many, would multiply the cases: the encoder reads its coordinates off the
             // index instead.
             for (const Statement::Read &r : s.reads) {
+                ctx.reset_operations();  // a budget per load, as above
                 bool input = false;
                 for (const PipelineArgument &a : p.args)
                     input = input || (a.name == r.buffer && a.kind == PipelineArgument::Kind::InputBuffer);
@@ -1100,10 +1112,13 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 if (isl_pw_multi_aff_n_piece(f.get()) <= 4)
                     points.add({Points::Part::Kind::Input, r.key, nullptr, r.buffer, r.type}, std::move(f));
             }
-            // Every instance is covered by the pieces (else some would go unchecked).
-            Isl<isl_set> covered = check(isl_pw_multi_aff_domain(points.all.copy()), "the points' domain");
-            if (isl_set_is_subset(domain.get(), covered.get()) != isl_bool_true)
-                throw Unsupported("the values it reads are not known on all of its instances");
+            // Every instance is covered by the pieces (else some would go unchecked): by
+            // each part's, one at a time (their intersection has all their pieces at once).
+            for (const Isl<isl_set> &known : points.known) {
+                ctx.reset_operations();
+                if (isl_set_is_subset(domain.get(), known.get()) != isl_bool_true)
+                    throw Unsupported("the values it reads are not known on all of its instances");
+            }
         } catch (const Unsupported &u) {
             if (!runs_other.empty()) return refuted_unless_unmodelled(nest, runs_other);
             return {Verdict::Unknown, what + ": " +
@@ -1185,7 +1200,11 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     reads_garbage = reads_garbage || isl_val_cmp_si(v.get(), kUnwritten) == 0;
                 }
                 if (reads_garbage) {
-                    if (!window) window = read_window(ctx, p, *out, nest, parameters);
+                    // (A piece's domain is simplified on the instances: first, whether
+                    // any of them is in it.)
+                    set = check(isl_set_intersect(set.release(), instances.copy()), "the instances");
+                    if (isl_set_is_empty(set.get()) == isl_bool_true) return;
+                    if (!window) window = read_window(ctx, p, *out, nest, parameters, last_writes);
                     if (!kept) kept = window->kept_from(s);
                     set = check(isl_set_intersect(set.release(), kept.copy()), "the kept values");
                     if (isl_set_is_empty(set.get()) == isl_bool_true) return;
@@ -1336,7 +1355,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     std::string final_values;
     if (p.output->definitions.size() > 1) {
         try {
-            if (!window) window = read_window(ctx, p, *out, nest, parameters);
+            if (!window) window = read_window(ctx, p, *out, nest, parameters, last_writes);
             const CheckResult r = check_final_values(ctx, p, *out, nest, recurrences, *window);
             if (r.verdict == Verdict::Refuted) return refuted_unless_unmodelled(nest, r.detail);
             final_values = ", and the output holds its final values";
