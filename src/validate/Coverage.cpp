@@ -133,6 +133,7 @@ public:
             for (int j : level->coordinates) determined_[size_t(j)] = true;
             for (const auto &[ids, members] : paths) {
                 for (const Isl<isl_map> &head : classes(members, heads)) {
+                    ctx_.reset_operations();  // each part within the limit
                     const int count = level->depth - depth;
                     Isl<isl_map> fixed = loops_to_params(head, *members.front()->s, depth, count);
                     Isl<isl_set> at = check(isl_map_range(fixed.release()), "a loop path's coordinates");

@@ -13,6 +13,8 @@
 #include "ir/Substitute.h"
 #include "lower/Lower.h"
 #include "support/images.h"
+#include "validate/Coverage.h"
+#include "validate/LoopNest.h"
 #include "validate/StructureChecks.h"
 #include "validate/Validate.h"
 
@@ -282,6 +284,36 @@ TEST(ValidateStructure, CopiesOfAnAllocationInAPartitionedLoopAreModelled) {
     auto r = validator::check_structure(p, options);
     EXPECT_EQ(r.races.verdict, Verdict::Proved) << describe(r);
     EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
+}
+
+TEST(ValidateStructure, PartitionedStripsAreCoveredAlongTheLoops) {
+    // apps/unsharp's loops: strips of rows in parallel over a three-channel input with a
+    // boundary condition, a sliding window of gray rows per strip, channels inside the
+    // rows, vectors of x. The loops over strips, channels and vectors are each partitioned
+    // where the clamps change, at floors of the buffer bounds; the points the output's
+    // stores write are many pieces, and the window minus their union reaches the
+    // operation limit. Along the loops, the rows are covered by the strips, then at each
+    // row the channels, then at each channel the x vectors.
+    Buffer<uint8_t> in(std::vector<int>{40, 70, 3}, "in");
+    Var x("x"), y("y"), c("c"), yo("yo"), yi("yi");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func gray("gray"), out("out");
+    gray(x, y) = cast<uint16_t>(clamped(x, y, 0)) + cast<uint16_t>(clamped(x, y, 1));
+    out(x, y, c) = gray(x, y - 1) + gray(x, y + 1) + cast<uint16_t>(clamped(x, y, c));
+    out.split(y, yo, yi, 32).vectorize(x, 8).parallel(yo).reorder(x, c, yi, yo);
+    gray.compute_at(out, yi).store_at(out, yo).vectorize(x, 8);
+    const ir::LoweredPipeline p = lower::lower(out.data());
+    // The stores to the output alone, with the coverage check on its own.
+    validator::IslContext ctx(validator::StructureOptions{}.max_operations);
+    const validator::LoopNest nest =
+        validator::loop_nest_of(ctx, p, [](const validator::Statement &s) { return s.store->buffer == "out"; });
+    int stores = 0;
+    for (const validator::Statement &s : nest.statements) stores += s.store->buffer == "out";
+    EXPECT_GE(stores, 6);  // the premise: the partitions made many stores
+    ctx.reset_operations();
+    const validator::CheckResult r = validator::check_coverage(ctx, p, nest);
+    EXPECT_EQ(r.verdict, Verdict::Proved) << r.detail;
+    EXPECT_NE(r.detail.find("along the loops"), std::string::npos) << r.detail;
 }
 
 TEST(ValidateStructure, ClampedReadsOfAnInputAreInBounds) {
