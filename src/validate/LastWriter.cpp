@@ -107,6 +107,9 @@ struct LastWriterCache::Entry {
      * folded storage itself) after instance j, or at its time by another lane; where there
      * is one. Until then, the cell holds what j wrote. */
     std::vector<Isl<isl_map>> next;
+    /** { key -> F[x] }: where every writer stores final values of one Func F and the key
+     * (loops and cell) says which point's, that point; null otherwise. */
+    Isl<isl_map> point;
 };
 
 namespace {
@@ -127,18 +130,29 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
                            const std::function<Isl<isl_map>(const Statement &)> &schedule,
                            const Isl<isl_map> &reader_schedule, const Isl<isl_set> &hull, LastWriterCache &cache,
                            ReadSources &sources) {
-    if (!read.unfolded_cells) return false;
-    // The loops whose values reader and writer share: the same for every writer.
+    // Folded storage: keyed by the loops the allocation is in and the parallel loops
+    // around both (the rows of a sliding window live across the other loops). Storage
+    // that is not folded, where reader and writers share a serial loop inside the
+    // allocation (a row computed again at every iteration, read in the same one): keyed
+    // by every loop they share, so that the last write of a cell is the one of the read's
+    // own iteration, if there is one (writes between the two are in that iteration too).
+    const bool folded = bool(read.unfolded_cells);
     std::vector<int> shared;
+    bool serial = false;  // whether a shared serial loop inside the allocation is among them
     for (size_t i = 0; i < writers.size(); i++) {
         const Statement &w = *writers[i];
-        if (!w.unfolded_cells) return false;
+        if (!w.cells || bool(w.unfolded_cells) != folded) return false;
         std::vector<int> e;
-        for (size_t k = 0; k < shared_loops(s, w); k++)
-            if (int(k) < w.loops_around_storage || s.parallel[k]) e.push_back(int(k));
+        for (size_t k = 0; k < shared_loops(s, w); k++) {
+            const bool outer = int(k) < w.loops_around_storage || s.parallel[k];
+            if (outer || !folded) e.push_back(int(k));
+            serial = serial || !outer;
+        }
         if (i > 0 && e != shared) return false;
         shared = std::move(e);
     }
+    if (!folded && !serial) return false;
+    auto unfolded = [&](const Isl<isl_map> &unfolded_cells, const Isl<isl_map> &cells) { return folded ? unfolded_cells : cells; };
     std::string name = read.buffer;
     for (int k : shared) name += " " + std::to_string(k);
     std::shared_ptr<LastWriterCache::Entry> &entry = cache.entries[name];
@@ -149,13 +163,27 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
             Isl<isl_map> times;  // { key -> T }
             std::vector<Isl<isl_map>> keys;
             for (const Statement *w : writers) {
-                Isl<isl_map> key = keyed(w->unfolded_cells, shared);
+                Isl<isl_map> key = keyed(unfolded(w->unfolded_cells, w->cells), shared);
                 Isl<isl_map> t = check(isl_map_apply_range(isl_map_reverse(key.copy()), schedule(*w).release()), "the times of the writes");
                 t = check(isl_map_intersect_params(t.release(), hull.copy()), "the times of the writes");
                 times = times ? check(isl_map_union(times.release(), t.release()), "the times of the writes") : std::move(t);
                 keys.push_back(std::move(key));
             }
             entry->last = lexmax_by_pieces(times);
+            bool finals = true;
+            for (const Statement *w : writers)
+                finals = finals && w->provenance && final_value(*w->provenance) &&
+                         w->provenance->func == writers.front()->provenance->func;
+            if (finals) {
+                Isl<isl_map> point;
+                for (size_t i = 0; i < writers.size(); i++) {
+                    Isl<isl_map> p = check(isl_map_apply_range(isl_map_reverse(keys[i].copy()), writers[i]->writes.copy()),
+                                           "the points of the cells");
+                    point = point ? check(isl_map_union(point.release(), p.release()), "the points of the cells") : std::move(p);
+                }
+                point = check(isl_map_coalesce(isl_map_intersect_params(point.release(), hull.copy())), "the points of the cells");
+                if (isl_map_is_single_valued(point.get()) == isl_bool_true) entry->point = std::move(point);
+            }
             for (size_t i = 0; i < writers.size(); i++) {
                 Isl<isl_map> at = check(isl_map_apply_range(entry->last.copy(), isl_map_reverse(schedule(*writers[i]).release())),
                                         "the last writer");
@@ -186,7 +214,7 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
         ctx.reset_operations();
     }
     if (!entry->failed.empty()) return false;
-    const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
+    const Isl<isl_map> read_key = keyed(unfolded(read.unfolded_cells, read.cells), shared);
     Isl<isl_map> last_of_read = check(isl_map_apply_range(read_key.copy(), entry->last.copy()), "the last writes");  // { S -> T }
     last_of_read = check(isl_map_coalesce(isl_map_intersect_params(last_of_read.release(), hull.copy())), "the last writes");
     // (1) before the read.
@@ -220,6 +248,8 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
     }
     sources.unwritten = Isl<isl_set>();
     sources.sources = std::move(found);
+    if (entry->point)
+        sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), entry->point.copy()), "the point read"), s.domain);
     return true;
 }
 

@@ -45,6 +45,11 @@ struct ReadSources {
     std::vector<Race> races;
     /** Why a read's sources are not known (empty if they are). */
     std::string unknown;
+    /** { S[i] -> F[x] }: where every source stores the final value of one Func F at the
+     * point its cell (and the loops around) says, the point whose value each instance
+     * reads (the same whichever source wrote it last: a simpler function than the
+     * sources'); null otherwise. Exact on the reader's domain. */
+    Isl<isl_map> point;
 };
 
 /** What last_writers computes once for all the loads of a storage (the last write of

@@ -974,6 +974,8 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     Recurrences recurrences(ctx, parameters);
     std::unique_ptr<WindowRead> window;  // made when first needed
     LastWriterCache last_writes;
+    ctx.reset_operations();
+    const Isl<isl_set> context_hull = check(isl_set_from_basic_set(isl_set_simple_hull(nest.context.copy())), "the context's hull");
     bool output_read = false;  // whether a statement reads the output buffer back
     for (const Statement &s : nest.statements)
         for (const Statement::Read &r : s.reads) output_read = output_read || r.buffer == out->name;
@@ -997,13 +999,19 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         // from (the value its last writer stored, for storage the code writes; the cell, for
         // inputs).
         Points points;
-        Isl<isl_set> instances;  // the domain, under the context
+        Isl<isl_set> instances;  // the domain, under the context's hull
         std::string runs_other;
         try {
             ctx.reset_operations();
-            const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
+            // The instances under the context decide what is refuted; the functions of the
+            // instances are made under the context's hull (a superset: what holds there
+            // holds under the context, whose pieces, the cases of an entry check's
+            // clamps, would multiply every function's), and the queries have the entry
+            // assertions themselves as hypotheses.
+            const Isl<isl_set> exact = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
+            const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), context_hull.copy()), "the domain");
             instances = domain;
-            if (isl_set_is_empty(domain.get()) == isl_bool_true) {
+            if (isl_set_is_empty(exact.get()) == isl_bool_true) {
                 checked++;  // no instance runs (a part of a partitioned loop the context rules out)
                 continue;
             }
@@ -1011,7 +1019,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 if (!s.iteration) throw Unsupported("the iterations it runs are not modelled");
                 const Recurrence &r = recurrences.of(func);
                 // The code runs only iterations the algorithm has (its RDom, its predicate).
-                Isl<isl_set> ran = check(isl_map_range(isl_map_intersect_domain(s.iteration.copy(), domain.copy())), "the iterations run");
+                Isl<isl_set> ran = check(isl_map_range(isl_map_intersect_domain(s.iteration.copy(), exact.copy())), "the iterations run");
                 Isl<isl_set> extra = check(isl_set_subtract(ran.release(), r.iterations(prov.stage).copy()), "the iterations run");
                 if (isl_set_is_empty(extra.get()) != isl_bool_true) {
                     runs_other = what + " runs the iteration " + describe_sample(extra) + ", which the RDom or its predicate excludes";
@@ -1037,7 +1045,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 if (!r.unknown.empty()) throw Unsupported(r.unknown);
                 Isl<isl_set> unwritten;
                 if (r.unwritten) {
-                    unwritten = check(isl_set_intersect(r.unwritten.copy(), domain.copy()), "the unwritten reads");
+                    unwritten = check(isl_set_intersect(r.unwritten.copy(), exact.copy()), "the unwritten reads");
                     if (isl_set_is_empty(unwritten.get()) == isl_bool_true) unwritten = Isl<isl_set>();
                 }
                 // Reads of cells no store wrote (their content is any value) are followed
@@ -1049,7 +1057,13 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                       " that no store wrote before (memory whose content the check does not follow)");
                 Isl<isl_pw_multi_aff> read;
                 const FunctionData *from = nullptr;
-                for (const Source &src : r.sources) {
+                if (r.point && !unwritten && !r.sources.empty()) {
+                    from = r.sources.front().writer->provenance->func.get();
+                    read = function_on(check(isl_map_apply_range(r.point.copy(), recurrences.of(*from).final_names().release()),
+                                             "the value read"),
+                                       domain);
+                }
+                for (const Source &src : read ? std::vector<Source>() : r.sources) {
                     const Provenance &wp = *src.writer->provenance;
                     if (from && from != wp.func.get())
                         throw Unsupported("it reads values of two Funcs from " + r.read->buffer);
@@ -1086,7 +1100,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     Isl<isl_map> seen = check(isl_map_from_pw_multi_aff(read.copy()), "a race");
                     seen = check(isl_map_set_tuple_id(seen.release(), isl_dim_out, isl_map_get_tuple_id(racing.get(), isl_dim_out)), "a race");
                     Isl<isl_map> differ = check(isl_map_subtract(racing.release(), seen.release()), "a race");
-                    differ = check(isl_map_intersect_domain(differ.release(), domain.copy()), "a race");
+                    differ = check(isl_map_intersect_domain(differ.release(), exact.copy()), "a race");
                     if (isl_map_is_empty(differ.get()) == isl_bool_true) continue;
                     runs_other = what + " reads cells of " + r.read->buffer + " that another iteration of parallel loop " + race.loop +
                                  " writes with another value (statement S" + std::to_string(race.writer->id) + "), at " +
