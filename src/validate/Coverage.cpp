@@ -229,13 +229,10 @@ private:
         r = isl_map_move_dims(r, isl_dim_param, unsigned(params), isl_dim_in, 0, unsigned(count));
         return check(r, "a loop path's parameters");
     }
+    /** The same for a set of instances (as the domain of a map to nothing). */
     Isl<isl_set> loops_to_params(const Isl<isl_set> &m, const Statement &s, int depth, int count) const {
-        isl_set *r = m.copy();
-        for (int i = 0; i < count; i++)
-            r = isl_set_set_dim_id(r, isl_dim_set, unsigned(i), loop_id(s, depth + i));
-        const isl_size params = r ? isl_set_dim(r, isl_dim_param) : 0;
-        r = isl_set_move_dims(r, isl_dim_param, unsigned(params), isl_dim_set, 0, unsigned(count));
-        return check(r, "a loop path's parameters");
+        const Isl<isl_map> as_map = check(isl_map_from_domain(m.copy()), "a loop path's parameters");
+        return check(isl_map_domain(loops_to_params(as_map, s, depth, count).release()), "a loop path's parameters");
     }
     /** The parameter standing for dimension `k` of s (a loop: the paths' loops are the
      * same, and so are their names). */
