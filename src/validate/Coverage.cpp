@@ -101,13 +101,14 @@ struct Writer {
  * part that fails leaves the question to the direct check. */
 class Decomposition {
 public:
-    Decomposition(IslContext &ctx, std::vector<bool> determined) : ctx_(ctx), determined_(std::move(determined)) {}
+    explicit Decomposition(IslContext &ctx) : ctx_(ctx) {}
 
     /** Whether the writers cover `target` (a set of output points, under parameters that
-     * include the loops before `depth`). False if not shown (not covered, or a limit). */
-    bool covers(const std::vector<Writer> &writers, const Isl<isl_set> &target, int depth) {
+     * include the loops before `depth`, which fix the coordinates `determined` says).
+     * False if not shown (not covered, or a limit). */
+    bool covers(const std::vector<Writer> &writers, const Isl<isl_set> &target, int depth, std::vector<bool> determined) {
         if (writers.size() <= kDirect) return direct(writers, target);
-        const std::optional<Level> level = next_level(writers, depth);
+        const std::optional<Level> level = next_level(writers, depth, determined);
         if (!level) return direct(writers, target);
         try {
             ctx_.reset_operations();
@@ -129,8 +130,7 @@ public:
             Isl<isl_set> missing = check(isl_set_subtract(wanted.release(), images.release()), "the unwritten coordinates");
             if (isl_set_is_empty(missing.get()) != isl_bool_true) return false;
             // (b): each path covers the rest at each of its loops' values.
-            std::vector<bool> saved = determined_;
-            for (int j : level->coordinates) determined_[size_t(j)] = true;
+            for (int j : level->coordinates) determined[size_t(j)] = true;
             for (const auto &[ids, members] : paths) {
                 for (const Isl<isl_map> &head : classes(members, heads)) {
                     ctx_.reset_operations();  // each part within the limit
@@ -147,11 +147,10 @@ public:
                             inner.outer_domains.push_back(loops_to_params(d, *w->s, depth, count));
                         sub.push_back(std::move(inner));
                     }
-                    if (!covers(sub, sub_target, level->depth)) return false;
+                    if (!covers(sub, sub_target, level->depth, determined)) return false;
                     subproblems_++;
                 }
             }
-            determined_ = std::move(saved);
             return true;
         } catch (const Unsupported &) {
             return false;
@@ -171,13 +170,13 @@ private:
 
     /** The shallowest depth past `depth` at which the loops of every writer determine a
      * coordinate not yet determined. */
-    std::optional<Level> next_level(const std::vector<Writer> &writers, int depth) const {
+    std::optional<Level> next_level(const std::vector<Writer> &writers, int depth, const std::vector<bool> &determined) const {
         size_t loops = SIZE_MAX;
         for (const Writer &w : writers) loops = std::min(loops, w.s->loop_ids.size());
         for (int d = depth + 1; d <= int(loops); d++) {
             Level level{d, {}};
-            for (size_t j = 0; j < determined_.size(); j++) {
-                if (determined_[j]) continue;
+            for (size_t j = 0; j < determined.size(); j++) {
+                if (determined[j]) continue;
                 bool all = true;
                 for (const Writer &w : writers) all = all && w.deepest[j] < d;
                 if (all) level.coordinates.push_back(int(j));
@@ -192,10 +191,7 @@ private:
     Isl<isl_map> head_of(const Writer &w, int depth, const Level &level) const {
         Isl<isl_map> m = check(isl_map_intersect_domain(w.coordinates.copy(), w.outer_domains[size_t(level.depth - 1)].copy()),
                                "a loop path's coordinates");
-        const isl_size out = isl_map_dim(m.get(), isl_dim_out);
-        for (int j = int(out) - 1; j >= 0; j--)
-            if (std::find(level.coordinates.begin(), level.coordinates.end(), j) == level.coordinates.end())
-                m = check(isl_map_project_out(m.release(), isl_dim_out, unsigned(j), 1), "a loop path's coordinates");
+        m = check(keep_dims(m.release(), isl_dim_out, level.coordinates), "a loop path's coordinates");
         const isl_size in = isl_map_dim(m.get(), isl_dim_in);
         const unsigned keep = unsigned(level.depth - depth);
         m = check(isl_map_project_out(m.release(), isl_dim_in, keep, unsigned(in) - keep), "a loop path's coordinates");
@@ -253,12 +249,8 @@ private:
 
     /** `set` projected onto `coordinates`, without its tuple's name. */
     static Isl<isl_set> project_to(const Isl<isl_set> &set, const std::vector<int> &coordinates) {
-        isl_set *r = set.copy();
-        const isl_size dims = isl_set_dim(set.get(), isl_dim_set);
-        for (int j = int(dims) - 1; j >= 0; j--)
-            if (std::find(coordinates.begin(), coordinates.end(), j) == coordinates.end())
-                r = isl_set_project_out(r, isl_dim_set, unsigned(j), 1);
-        return check(isl_set_reset_tuple_id(r), "the window's coordinates");
+        isl_map *r = keep_dims(isl_map_from_range(set.copy()), isl_dim_out, coordinates);
+        return check(isl_set_reset_tuple_id(isl_map_range(r)), "the window's coordinates");
     }
 
     /** The window minus the union of the written points is empty. */
@@ -279,7 +271,6 @@ private:
     }
 
     IslContext &ctx_;
-    std::vector<bool> determined_;
     int subproblems_ = 0;
 };
 
@@ -308,8 +299,8 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
     // First along the loops, then, if that shows nothing, at once: the union of the points
     // the stores write (each simplified under the context: the domains of partitioned
     // loops carry pieces that the context decides) taken out of the window.
-    Decomposition parts(ctx, std::vector<bool>(size_t(out->dimensions), false));
-    if (parts.covers(writers, target, 0))
+    Decomposition parts(ctx);
+    if (parts.covers(writers, target, 0, std::vector<bool>(size_t(out->dimensions), false)))
         return {Verdict::Proved, "the " + stores + " write every point of the window (" +
                                      std::to_string(parts.subproblems()) + " part(s), along the loops)"};
     ctx.reset_operations();

@@ -16,9 +16,11 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tessera::validator {
 
@@ -85,6 +87,15 @@ inline isl_set *params_within(isl_set *set, long bound) {
     const isl_size n = set ? isl_set_dim(set, isl_dim_param) : 0;
     for (isl_size i = 0; i < n && set; i++) set = param_within(set, int(i), -bound, bound);
     return set;
+}
+
+/** `m` with only the dimensions `keep` (indices, in any order) of type `type` left, in
+ * their order: the others are projected out. Null if isl gave none. */
+inline isl_map *keep_dims(isl_map *m, isl_dim_type type, const std::vector<int> &keep) {
+    const isl_size n = m ? isl_map_dim(m, type) : 0;
+    for (int k = int(n) - 1; k >= 0 && m; k--)
+        if (std::find(keep.begin(), keep.end(), k) == keep.end()) m = isl_map_project_out(m, type, unsigned(k), 1);
+    return m;
 }
 
 /** One isl context per validation: errors return null instead of aborting, and every

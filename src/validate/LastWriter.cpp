@@ -45,6 +45,14 @@ bool is_empty(const Isl<isl_map> &m) {
     return e == isl_bool_true;
 }
 
+/** Whether some instance i has i -> i in `m` (a relation of a statement's instances to
+ * themselves, built from two of their functions). */
+bool any_on_diagonal(const Isl<isl_map> &m) {
+    Isl<isl_map> same = check(isl_map_intersect(m.copy(), isl_map_identity(isl_space_map_from_set(
+                                                              isl_space_domain(isl_map_get_space(m.get()))))),
+                              "an instance's own times");
+    return !is_empty(same);
+}
 
 /** The lexicographic maximum (or minimum) of a relation, as isl_map_lexmax, computed on each basic
  * relation and then combined: on relations whose pieces each determine their maximum (a
@@ -81,22 +89,20 @@ Isl<isl_map> simplified_on(Isl<isl_map> m, const Isl<isl_set> &domain) {
     return check(isl_map_coalesce(isl_map_gist_domain(m.release(), domain.copy())), "the last writer");
 }
 
-/** { S[i] -> key[i_E, c] }: an instance's values of the loops `shared` (the allocation
- * and parallel loops it has in common with a reader), then the cell of `cells`. */
+/** { S[i] -> key[i_E, c] }: an instance's values of the loops `shared` (those it has in
+ * common with a reader that key the storage's cells), then the cell of `cells`. */
 Isl<isl_map> keyed(const Isl<isl_map> &cells, const std::vector<int> &shared) {
     isl_space *space = isl_space_domain(isl_map_get_space(cells.get()));
-    isl_map *loops = isl_map_identity(isl_space_map_from_set(space));
-    const isl_size n = isl_map_dim(loops, isl_dim_out);
-    for (int k = int(n) - 1; k >= 0; k--)
-        if (std::find(shared.begin(), shared.end(), k) == shared.end()) loops = isl_map_project_out(loops, isl_dim_out, unsigned(k), 1);
+    isl_map *loops = keep_dims(isl_map_identity(isl_space_map_from_set(space)), isl_dim_out, shared);
     isl_map *key = isl_map_flat_range_product(loops, cells.copy());
     return check(isl_map_set_tuple_name(key, isl_dim_out, "key"), "a cell's key");
 }
 
 }  // namespace
 
-/** The last write of each unfolded cell of a storage, in one allocation of it (and one
- * iteration of the parallel loops that key it): the same for every load of the storage. */
+/** The last write of each unfolded cell of a storage, in one iteration of the loops that
+ * key it (the allocation's, and others: last_writers_unfolded): the same for every load
+ * of the storage. */
 struct LastWriterCache::Entry {
     std::string failed;  // why it could not be computed (empty if it was)
     Isl<isl_map> last;   // { key -> T }
@@ -122,9 +128,8 @@ namespace {
  * alone, computed once for all the loads of the storage; a read's source is that write if
  *   (1) it comes before the read, and
  *   (2) no other write of the read's cell comes between it and the read,
- * both emptiness checks. A read whose unfolded cell no write stores reads memory no
- * store wrote if no write of its cell precedes it. False, `sources` untouched, where a
- * check fails: the caller computes the last writer of the cell itself. */
+ * both emptiness checks. False, `sources` untouched, where a check fails or some read's
+ * unfolded cell has no write: the caller computes the last writer of the cell itself. */
 bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement::Read &read, const LoopNest &nest,
                            const std::vector<const Statement *> &writers,
                            const std::function<Isl<isl_map>(const Statement &)> &schedule,
@@ -161,13 +166,15 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
         ctx.reset_operations();
         try {
             Isl<isl_map> times;  // { key -> T }
-            std::vector<Isl<isl_map>> keys;
+            std::vector<Isl<isl_map>> keys, cells, schedules;  // per writer
             for (const Statement *w : writers) {
-                Isl<isl_map> key = keyed(unfolded(w->unfolded_cells, w->cells), shared);
-                Isl<isl_map> t = check(isl_map_apply_range(isl_map_reverse(key.copy()), schedule(*w).release()), "the times of the writes");
+                keys.push_back(keyed(unfolded(w->unfolded_cells, w->cells), shared));
+                cells.push_back(keyed(w->cells, shared));
+                schedules.push_back(schedule(*w));
+                Isl<isl_map> t = check(isl_map_apply_range(isl_map_reverse(keys.back().copy()), schedules.back().copy()),
+                                       "the times of the writes");
                 t = check(isl_map_intersect_params(t.release(), hull.copy()), "the times of the writes");
                 times = times ? check(isl_map_union(times.release(), t.release()), "the times of the writes") : std::move(t);
-                keys.push_back(std::move(key));
             }
             entry->last = lexmax_by_pieces(times);
             bool finals = true;
@@ -185,25 +192,24 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
                 if (isl_map_is_single_valued(point.get()) == isl_bool_true) entry->point = std::move(point);
             }
             for (size_t i = 0; i < writers.size(); i++) {
-                Isl<isl_map> at = check(isl_map_apply_range(entry->last.copy(), isl_map_reverse(schedule(*writers[i]).release())),
+                Isl<isl_map> at = check(isl_map_apply_range(entry->last.copy(), isl_map_reverse(schedules[i].copy())),
                                         "the last writer");
                 at = check(isl_map_intersect(at.release(), isl_map_reverse(keys[i].copy())), "the last writer");
                 entry->instance.push_back(check(isl_map_coalesce(at.release()), "the last writer"));
             }
-            for (const Statement *w : writers) {
-                const Isl<isl_map> cell = keyed(w->cells, shared);
+            for (size_t i = 0; i < writers.size(); i++) {
                 Isl<isl_map> after;  // { W[j] -> T }: the writes of the same cell at or after j's time, but j
-                for (const Statement *v : writers) {
-                    Isl<isl_map> pairs = check(isl_map_apply_range(cell.copy(), isl_map_reverse(keyed(v->cells, shared).release())),
+                for (size_t k = 0; k < writers.size(); k++) {
+                    Isl<isl_map> pairs = check(isl_map_apply_range(cells[i].copy(), isl_map_reverse(cells[k].copy())),
                                                "the writes of a cell");
                     pairs = check(isl_map_intersect_params(pairs.release(), hull.copy()), "the writes of a cell");
-                    pairs = check(isl_map_intersect(pairs.release(), isl_map_lex_le_map(schedule(*w).release(), schedule(*v).release())),
+                    pairs = check(isl_map_intersect(pairs.release(), isl_map_lex_le_map(schedules[i].copy(), schedules[k].copy())),
                                   "the next writes of a cell");
-                    if (v == w)
+                    if (k == i)
                         pairs = check(isl_map_subtract(pairs.release(), isl_map_identity(isl_space_map_from_set(
-                                                                            isl_set_get_space(w->domain.get())))),
+                                                                            isl_set_get_space(writers[i]->domain.get())))),
                                       "the next writes of a cell");
-                    Isl<isl_map> t = check(isl_map_apply_range(pairs.release(), schedule(*v).release()), "the next writes of a cell");
+                    Isl<isl_map> t = check(isl_map_apply_range(pairs.release(), schedules[k].copy()), "the next writes of a cell");
                     after = after ? check(isl_map_union(after.release(), t.release()), "the next writes of a cell") : std::move(t);
                 }
                 entry->next.push_back(lexmin_by_pieces(after));
@@ -218,11 +224,7 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
     Isl<isl_map> last_of_read = check(isl_map_apply_range(read_key.copy(), entry->last.copy()), "the last writes");  // { S -> T }
     last_of_read = check(isl_map_coalesce(isl_map_intersect_params(last_of_read.release(), hull.copy())), "the last writes");
     // (1) before the read.
-    Isl<isl_map> not_before = check(isl_map_lex_le_map(reader_schedule.copy(), last_of_read.copy()), "the last writes");
-    not_before = check(isl_map_intersect(not_before.release(),
-                                         isl_map_identity(isl_space_map_from_set(isl_space_domain(isl_map_get_space(read.cells.get()))))),
-                       "the last writes");
-    if (!is_empty(not_before)) return false;
+    if (any_on_diagonal(check(isl_map_lex_le_map(reader_schedule.copy(), last_of_read.copy()), "the last writes"))) return false;
     // A read whose unfolded cell no store writes: none here (else the caller decides).
     Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
     Isl<isl_set> without = check(isl_set_subtract(reading.release(), isl_map_domain(last_of_read.copy())), "the unwritten reads");
@@ -239,13 +241,9 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
         found.push_back({writers[i], std::move(instances)});
     }
     // (2) the read comes before the next write of its cell.
-    if (next_of_read) {
-        Isl<isl_map> too_late = check(isl_map_lex_le_map(next_of_read.release(), reader_schedule.copy()), "the next writes");
-        too_late = check(isl_map_intersect(too_late.release(),
-                                           isl_map_identity(isl_space_map_from_set(isl_space_domain(isl_map_get_space(read.cells.get()))))),
-                         "the next writes");
-        if (!is_empty(too_late)) return false;
-    }
+    if (next_of_read &&
+        any_on_diagonal(check(isl_map_lex_le_map(next_of_read.release(), reader_schedule.copy()), "the next writes")))
+        return false;
     sources.unwritten = Isl<isl_set>();
     sources.sources = std::move(found);
     if (entry->point)
@@ -260,8 +258,9 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
     if (!cache) cache = &own;
     const int tdims = schedule_dims(nest);
     const Isl<isl_map> reader_schedule = schedule_of(s, tdims);
-    ctx.reset_operations();
-    const Isl<isl_set> hull = check(isl_set_from_basic_set(isl_set_simple_hull(nest.context.copy())), "the context's hull");
+    auto schedule = [&](const Statement &w) { return schedule_of(w, tdims); };
+    if (!nest.context_hull) throw Unsupported("the polyhedral library could not compute the context's hull");
+    const Isl<isl_set> &hull = nest.context_hull;
     std::vector<ReadSources> result;
     for (const Statement::Read &read : s.reads) {
         std::vector<const Statement *> writers;
@@ -276,7 +275,6 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
             sources.unknown = "the cells read from " + read.buffer + " are not modelled: " + read.unmodelled;
             continue;
         }
-        auto schedule = [&](const Statement &w) { return schedule_of(w, tdims); };
         // For each writer: the pairs (reader instance, writer instance) on one cell, in the
         // same allocation of the storage and the same iteration of the parallel loops around
         // both (the writes of other iterations are races).
@@ -338,7 +336,7 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
         sources.unwritten = check(isl_set_gist(sources.unwritten.release(), isl_set_intersect_params(s.domain.copy(), nest.context.copy())),
                                   "the unwritten reads");
         for (auto &[w, pairs] : candidates) {
-            Isl<isl_map> at_last = check(isl_map_apply_range(last.copy(), isl_map_reverse(schedule_of(*w, tdims).release())),
+            Isl<isl_map> at_last = check(isl_map_apply_range(last.copy(), isl_map_reverse(schedule(*w).release())),
                                          "the last writes");
             Isl<isl_map> instances = check(isl_map_intersect(pairs.release(), at_last.release()), "the last writer");
             if (is_empty(instances)) continue;

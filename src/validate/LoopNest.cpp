@@ -927,6 +927,8 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
             nest.unmodelled_assertions.push_back(name + " in the range of " + type.to_string() + " (the operation limit was reached)");
         }
     }
+    ctx.reset_operations();
+    nest.context_hull = Isl<isl_set>(isl_set_from_basic_set(isl_set_simple_hull(nest.context.copy())));
     return nest;
 }
 

@@ -117,6 +117,10 @@ struct LoopNest {
     /** What the assertions checked before any loop state about the parameters (buffer
      * coordinates, extents, Param ranges), where they are affine. */
     Isl<isl_set> context;
+    /** A convex superset of the context (isl's simple hull): what holds for its parameters
+     * holds for the context's, and relations made under it do not take on the context's
+     * pieces (the cases of an entry check's clamps). Null if isl could not compute it. */
+    Isl<isl_set> context_hull;
     /** The parameters the statements use, with their types: the context bounds each by
      * its type's range. */
     std::map<std::string, Type> parameters;

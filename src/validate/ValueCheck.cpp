@@ -974,8 +974,8 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     Recurrences recurrences(ctx, parameters);
     std::unique_ptr<WindowRead> window;  // made when first needed
     LastWriterCache last_writes;
-    ctx.reset_operations();
-    const Isl<isl_set> context_hull = check(isl_set_from_basic_set(isl_set_simple_hull(nest.context.copy())), "the context's hull");
+    if (!nest.context_hull) return {Verdict::Unknown, "the polyhedral library could not compute the context's hull"};
+    const Isl<isl_set> &context_hull = nest.context_hull;
     bool output_read = false;  // whether a statement reads the output buffer back
     for (const Statement &s : nest.statements)
         for (const Statement::Read &r : s.reads) output_read = output_read || r.buffer == out->name;
@@ -1057,13 +1057,17 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                       " that no store wrote before (memory whose content the check does not follow)");
                 Isl<isl_pw_multi_aff> read;
                 const FunctionData *from = nullptr;
-                if (r.point && !unwritten && !r.sources.empty()) {
+                // Where the point read is known whichever source wrote it, its value; else
+                // each source's.
+                const bool by_point = r.point && !unwritten && !r.sources.empty();
+                if (by_point) {
                     from = r.sources.front().writer->provenance->func.get();
                     read = function_on(check(isl_map_apply_range(r.point.copy(), recurrences.of(*from).final_names().release()),
                                              "the value read"),
                                        domain);
                 }
-                for (const Source &src : read ? std::vector<Source>() : r.sources) {
+                static const std::vector<Source> none;
+                for (const Source &src : by_point ? none : r.sources) {
                     const Provenance &wp = *src.writer->provenance;
                     if (from && from != wp.func.get())
                         throw Unsupported("it reads values of two Funcs from " + r.read->buffer);
