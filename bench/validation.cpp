@@ -54,6 +54,30 @@ int main(int argc, char **argv) {
         {"sc4", "sc32", "four 5-point stencil stages, each per row of the next", [] { return validate(stencil_chain(4)); }},
         {"harris", "harris", "apps/harris (floats, boundary conditions)", [&] { return validate(parse_program_file(apps + "/harris/harris.tsr")); }},
         {"unsharp", "unsharp", "apps/unsharp (floats, boundary conditions)", [&] { return validate(parse_program_file(apps + "/unsharp/unsharp.tsr")); }},
+        {"sgemm specialized", "sgemm", "specialized: 32 x 8 tiles in parallel from 512 on, else vectors; any size",
+         [] { return validate(specialized_product().c); }},
+        {"sqsgemm", "sqsgemm", "the same, square matrices", [] {
+             SpecializedProduct p = specialized_product();
+             return validate(p.c, {.assumptions = {p.square()}});
+         }},
+        {"bigsgemm", "bigsgemm", "the same, sizes above 512", [] {
+             SpecializedProduct p = specialized_product();
+             return validate(p.c, {.assumptions = {p.big()}});
+         }},
+        {"bigsqsgemm", "bigsqsgemm", "the same, square matrices above 512", [] {
+             SpecializedProduct p = specialized_product();
+             return validate(p.c, {.assumptions = {p.square(), p.big()}});
+         }},
+        {"sgemmTA (bug)", "sgemmTA", "A transposed, reduction over At's width (A assumed square); against the specification",
+         [] {
+             TransposedProduct p = transposed_product(true);
+             return validate(p.code, p.specification);
+         }},
+        {"sgemmTB (bug)", "sgemmTB", "B transposed, reduction over A's height (A assumed square); against the specification",
+         [] {
+             TransposedProduct p = transposed_product(false);
+             return validate(p.code, p.specification);
+         }},
         {"nl_means", "nl_means", "3 x 3 patches over a 3 x 3 search area, distances per strip of 4 rows in parallel, vectors",
          [] { return validate(nl_means()); }},
     };

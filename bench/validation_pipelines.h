@@ -43,6 +43,71 @@ inline Func matrix_product(const std::string &name, int schedule) {
     return c;
 }
 
+/** The matrix product with a schedule specialized on the sizes, as the linear algebra
+ * app's sgemm (the thesis' sqsgemm, bigsgemm and bigsqsgemm configurations): when A and
+ * B are at least 512 x 512, tiles of 32 x 8 with the reduction inside, vectors of 8 and
+ * rows of tiles in parallel; otherwise vectors of 8 along rows. `square` and `big` are
+ * the configurations' assumptions: the matrices are square (A's width and height and B's
+ * width equal), and each size is above 512. */
+struct SpecializedProduct {
+    ImageParam a{Float(32), 2, "A"}, b{Float(32), 2, "B"};
+    Func c{"sgemm"};
+    Expr square() const { return a.width() == a.height() && a.height() == b.width(); }
+    Expr big() const { return a.width() > 512 && a.height() > 512 && b.width() > 512; }
+};
+
+inline SpecializedProduct specialized_product() {
+    SpecializedProduct p;
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    RDom k(0, p.a.width(), "k");
+    p.c(x, y) = 0.0f;
+    p.c(x, y) += p.a(k, y) * p.b(x, k);
+    p.c.vectorize(x, 8);
+    const Expr large = p.a.width() >= 512 && p.a.height() >= 512 && p.b.width() >= 512;
+    p.c.update(0).specialize(large).tile(x, y, xo, yo, xi, yi, 32, 8).reorder(xi, yi, k, xo, yo).vectorize(xi, 8).parallel(yo);
+    p.c.update(0).vectorize(x, 8);
+    return p;
+}
+
+/** A matrix product C = op(A) op(B) with one operand stored transposed (Halide's linear
+ * algebra app's sgemm with a transpose flag), written twice: `code`, the algorithm that is
+ * compiled, has the bug the thesis reports for its sgemmTA and sgemmTB configurations (the
+ * extent of the reduction is taken from a dimension of A that equals it only when A is
+ * square), and `specification` is the product as it should be. Validating `code` against
+ * `specification` must refute it; under the assumption that A is square it is proved
+ * (docs/validation.md, "Evaluation").
+ *
+ * With A transposed, the input At (M wide, K high) holds A(k, i) at At(i, k), and the
+ * reduction runs over At's height; the bug runs it over At's width. With B transposed,
+ * Bt (K wide, N high) holds B(j, k) at Bt(k, j), and the reduction runs over A's width;
+ * the bug runs it over A's height. The compiled code is tiled by 8 x 8 with vectors of 8
+ * and rows of tiles in parallel. */
+struct TransposedProduct {
+    ImageParam a, b;
+    Func code, specification;
+    /** The assumption under which the bug does not show: A is square. */
+    Expr a_is_square() const { return a.width() == a.height(); }
+};
+
+inline TransposedProduct transposed_product(bool transposed_a) {
+    const std::string name = transposed_a ? "sgemmTA" : "sgemmTB";
+    TransposedProduct p{ImageParam(Float(32), 2, transposed_a ? "At" : "A"), ImageParam(Float(32), 2, transposed_a ? "B" : "Bt"),
+                        Func(name), Func(name + "_specification")};
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    auto product = [&](Func &c, const RDom &k) {
+        c(x, y) = 0.0f;
+        if (transposed_a) c(x, y) += p.a(y, k) * p.b(x, k);
+        else c(x, y) += p.a(k, y) * p.b(k, x);
+    };
+    // The reduction's extent: K, which is At's height or A's width.
+    product(p.specification, RDom(0, transposed_a ? p.a.height() : p.a.width(), "k"));
+    const RDom k(0, transposed_a ? p.a.width() : p.a.height(), "k");  // the bug: a square A
+    product(p.code, k);
+    p.code.tile(x, y, xo, yo, xi, yi, 8, 8).vectorize(xi).parallel(yo);
+    p.code.update(0).tile(x, y, xo, yo, xi, yi, 8, 8).reorder(xi, yi, k, xo, yo).vectorize(xi).parallel(yo);
+    return p;
+}
+
 inline Func conv_layer() {
     // out(x, y, co) = sum over a 3 x 3 window and the input channels.
     ImageParam in(Float(32), 3, "input"), w(Float(32), 4, "filter");

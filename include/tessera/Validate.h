@@ -27,6 +27,14 @@ namespace tessera {
  * the options (an assumption that is not a condition, or that names something other than
  * the pipeline's Params and the bounds of its inputs and output) is a CompileError. */
 ValidationReport validate(const Func &output, const ValidateOptions &options = {});
+/** The same, against a separate specification (docs/validation.md, "Against a
+ * specification"): the code compiled for `output` is checked against what `specification`
+ * defines. `specification` stands for `output`, and each other Func the code computes for
+ * the specification's Func of the same name (same type, dimensions, definitions and RVars
+ * per definition); it reads the pipeline's own ImageParams, Buffers and Params. A
+ * mistake of `output`'s algorithm is then refuted like a mistake of the compiler. A
+ * specification that does not match in this way is a CompileError naming the Funcs. */
+ValidationReport validate(const Func &output, const Func &specification, const ValidateOptions &options = {});
 /** The same for a pipeline read from a .tsr file; the report carries its name. */
 ValidationReport validate(const Program &pipeline, const ValidateOptions &options = {});
 

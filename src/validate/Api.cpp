@@ -15,6 +15,7 @@
 #include "lower/Lower.h"
 #include "lower/Pipeline.h"
 #include "tessera/Validate.h"
+#include "validate/Specification.h"
 #include "validate/Validate.h"
 
 namespace tessera {
@@ -47,9 +48,12 @@ std::map<std::string, Expr> fixed_by(const std::vector<Expr> &checks) {
 }
 
 /** Lowers the pipeline computing `f` and validates the result (and, in the per-pass mode,
- * the code after each pass from storage flattening on). `name` names the report. */
+ * the code after each pass from storage flattening on) against f's algorithm, or against
+ * `specification` where one is given (src/validate/Specification.h). `name` names the
+ * report. */
 ValidationReport validate_pipeline(const std::shared_ptr<ir::FunctionData> &f, const std::string &name,
-                                   const ValidateOptions &options) {
+                                   const ValidateOptions &options,
+                                   const std::shared_ptr<ir::FunctionData> &specification = nullptr) {
     if (!f) throw CompileError("Can't validate an undefined Func");
     if (!f->defined()) throw CompileError("Can't validate Func \"" + f->name + "\": it has no definition");
     // Before lowering, so that a mistake in them is reported at once.
@@ -68,9 +72,16 @@ ValidationReport validate_pipeline(const std::shared_ptr<ir::FunctionData> &f, c
     if (options.after_each_pass || passes_requested_by_environment())
         lowering.after_pass = [&](const ir::LoweredPipeline &code, const char *pass) { snapshots.emplace_back(pass, code); };
     progress("lowering " + f->name);
-    const ir::LoweredPipeline code = lower::lower(f, lowering);
+    auto checked = [&](const ir::LoweredPipeline &c) {
+        return specification ? validator::against_specification(c, specification) : c;
+    };
+    const ir::LoweredPipeline lowered = lower::lower(f, lowering);
+    const ir::LoweredPipeline code = checked(lowered);
     progress("validating " + name);
     ValidationReport r = validator::validate_lowered(code, structure, assumptions);
+    if (specification)
+        r.rests_on.insert(r.rests_on.begin(), "checked against the specification Func \"" + specification->name +
+                                                  "\" instead of the pipeline's own algorithm");
     if (!snapshots.empty()) {
         // The code each pass leaves is judged on the runs the compiled pipeline accepts:
         // under its entry checks, some of which a later pass adds (the buffer checks that
@@ -81,7 +92,7 @@ ValidationReport validate_pipeline(const std::shared_ptr<ir::FunctionData> &f, c
         const std::map<std::string, Expr> fixed = fixed_by(final_checks);
         for (auto &[pass, snapshot] : snapshots) {
             ValidationReport v = r;
-            const bool final_code = snapshot.body.same_as(code.body);  // what the last pass leaves
+            const bool final_code = snapshot.body.same_as(lowered.body);  // what the last pass leaves
             if (!final_code && !read) {
                 // Without the final code's entry checks an early pass would be judged on
                 // runs the pipeline rejects: no verdict.
@@ -93,7 +104,7 @@ ValidationReport validate_pipeline(const std::shared_ptr<ir::FunctionData> &f, c
                 for (auto c = final_checks.rbegin(); c != final_checks.rend(); ++c)
                     snapshot.body = ir::Block::make(
                         ir::AssertStmt::make(*c, {ir::StringImm::make("entry check of the compiled code")}), snapshot.body);
-                v = validator::validate_lowered(snapshot, structure, assumptions);
+                v = validator::validate_lowered(checked(snapshot), structure, assumptions);
             }
             PassVerdict pv;
             pv.pass = pass;
@@ -125,6 +136,13 @@ std::string reasons(const ValidationReport &r, Verdict which) {
 
 ValidationReport validate(const Func &output, const ValidateOptions &options) {
     return validate_pipeline(output.data(), output.data() ? output.data()->name : std::string(), options);
+}
+
+ValidationReport validate(const Func &output, const Func &specification, const ValidateOptions &options) {
+    if (!specification.data() || !specification.data()->defined())
+        throw CompileError("Can't validate against a specification that is an undefined Func");
+    specification.data()->frozen = true;
+    return validate_pipeline(output.data(), output.data() ? output.data()->name : std::string(), options, specification.data());
 }
 
 ValidationReport validate(const Program &pipeline, const ValidateOptions &options) {

@@ -936,7 +936,7 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
         if (!rs.unknown.empty()) throw Unsupported(rs.unknown);
         const Isl<isl_set> unwritten = check(isl_set_intersect_params(rs.unwritten.copy(), nest.context.copy()), "the unwritten points");
         if (isl_set_is_empty(unwritten.get()) != isl_bool_true)
-            return {Verdict::Refuted, "no store writes the output " + p.output->name + " at " + describe_sample(unwritten)};
+            return {Verdict::Refuted, "no store writes the output " + out.name + " at " + describe_sample(unwritten)};
         for (const Source &src : rs.sources) {
             Isl<isl_map> holds = check(isl_map_apply_range(src.instances.copy(), recurrences.stored_by(*src.writer).release()), "the values held");
             holds = check(isl_map_intersect_domain(holds.release(), window.copy()), "the values held");
@@ -950,7 +950,7 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
             for (size_t k = 0; k < at.size(); k++) one = check(isl_map_fix_si(one.release(), isl_dim_in, unsigned(k), int(at[k])), "a sample");
             Isl<isl_set> names = check(isl_map_range(one.release()), "a sample");
             const Isl<isl_point> name = check(isl_set_sample_point(names.copy()), "a sample");
-            return {Verdict::Refuted, "after the pipeline, the output " + p.output->name + " holds, at " + describe_point(where, pt.get()) +
+            return {Verdict::Refuted, "after the pipeline, the output " + out.name + " holds, at " + describe_point(where, pt.get()) +
                                           " (statement S" + std::to_string(src.writer->id) + "'s store), " +
                                           r.describe(coordinates_of(name.get(), isl_set_dim(names.get(), isl_dim_set))) +
                                           " instead of its final value"};

@@ -16,6 +16,7 @@
 #include "ir/IRPrinter.h"
 #include "lower/Mutation.h"
 #include "support/images.h"
+#include "validation_pipelines.h"
 
 using namespace tessera;
 using testing::HasSubstr;
@@ -361,5 +362,83 @@ TEST(ValidateApi, ThePerPassModeBlamesThePassThatMakesAMistake) {
         EXPECT_EQ(r.first_refuted_pass, info.pass) << info.name << "\n" << r.to_string();
         EXPECT_THAT(r.to_string(), HasSubstr(std::string("first refuted after: ") + info.pass + " (Proved before it)"))
             << info.name;
+    }
+}
+
+TEST(ValidateApi, TheBuggyTransposedProductsAreRefutedAgainstTheirSpecification) {
+    // The thesis' sgemmTA and sgemmTB (bench/validation_pipelines.h): the compiled algorithm
+    // takes the reduction's extent from a dimension of A that equals it only when A is
+    // square. Against the specification, the code is refuted with a run where A is not
+    // square; assuming A square, it is proved. Against its own algorithm it is proved too:
+    // the compiler did nothing wrong.
+    for (const bool transposed_a : {true, false}) {
+        const std::string name = transposed_a ? "sgemmTA" : "sgemmTB";
+        evaluation::TransposedProduct p = evaluation::transposed_product(transposed_a);
+        const ValidationReport against = validate(p.code, p.specification);
+        EXPECT_EQ(against.verdict, Verdict::Refuted) << name << "\n" << against.to_string();
+        EXPECT_EQ(check_of(against, "values").verdict, Verdict::Refuted) << name << "\n" << against.to_string();
+        EXPECT_THAT(against.rests_on, testing::Contains(HasSubstr("the specification Func \"" + name + "_specification\"")));
+
+        const ValidationReport square = validate(p.code, p.specification, {.assumptions = {p.a_is_square()}});
+        EXPECT_EQ(square.verdict, Verdict::Proved) << name << "\n" << square.to_string();
+        const ValidationReport own = validate(p.code);
+        EXPECT_EQ(own.verdict, Verdict::Proved) << name << "\n" << own.to_string();
+    }
+}
+
+TEST(ValidateApi, ASpecificationThatDoesNotMatchIsACompileErrorNamingTheFuncs) {
+    ImageParam a(Int(32), 2, "A");
+    ImageParam other(Int(32), 2, "other");
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = a(x, y) * 2;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    g.compute_root();
+
+    auto error_of = [&](const Func &spec) {
+        try {
+            validate(f, spec);
+        } catch (const CompileError &e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    {  // No Func g: the code computes it into storage.
+        Func s("f_spec");
+        s(x, y) = a(x, y) * 2 + a(x + 1, y) * 2;
+        EXPECT_THAT(error_of(s), HasSubstr("has no Func named \"g\", which the compiled code of \"f\" computes"));
+    }
+    {  // g with an update.
+        Func sg("g"), s("f_spec");
+        sg(x, y) = a(x, y);
+        sg(x, y) = sg(x, y) * 2;
+        s(x, y) = sg(x, y) + sg(x + 1, y);
+        EXPECT_THAT(error_of(s), HasSubstr("Func \"g\" of the specification (Func \"f_spec\") cannot stand for Func \"g\" of the "
+                                           "pipeline: another number of definitions (1 in the pipeline's algorithm, 2 in the "
+                                           "specification)"));
+    }
+    {  // Another type.
+        Func sg("g"), s("f_spec");
+        sg(x, y) = cast<int64_t>(a(x, y));
+        s(x, y) = cast<int32_t>(sg(x, y) + sg(x + 1, y));
+        EXPECT_THAT(error_of(s), HasSubstr("another type (int32 in the pipeline's algorithm, int64 in the specification)"));
+    }
+    {  // An image the pipeline does not read.
+        Func sg("g"), s("f_spec");
+        sg(x, y) = other(x, y) * 2;
+        s(x, y) = sg(x, y) + sg(x + 1, y);
+        EXPECT_THAT(error_of(s), HasSubstr("reads the image \"other\", which is not an input of the pipeline \"f\""));
+    }
+    {  // A matching specification whose g differs: refuted at g's stores.
+        Func sg("g"), s("f_spec");
+        sg(x, y) = a(x, y) * 3;
+        s(x, y) = sg(x, y) + sg(x + 1, y);
+        const ValidationReport r = validate(f, s);
+        EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
+        Func sg2("g"), s2("f_spec");
+        sg2(x, y) = a(x, y) * 2;
+        s2(x, y) = sg2(x, y) + sg2(x + 1, y);
+        const ValidationReport same = validate(f, s2);
+        EXPECT_EQ(same.verdict, Verdict::Proved) << same.to_string();
     }
 }

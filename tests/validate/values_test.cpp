@@ -4,6 +4,7 @@
 // another point's cell, are Refuted with the values that show it; floats are the terms that
 // compute them; what is not modelled yet (intermediate storage) is Unknown with the reason.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <tessera/Validate.h>
@@ -250,6 +251,18 @@ TEST(ValidateValues, TheEvaluationsQuickPipelinesAreProved) {
         const ValidationReport r = validate(f);
         EXPECT_EQ(r.verdict, Verdict::Proved) << name << "\n" << r.to_string();
     }
+}
+
+TEST(ValidateValues, TheSpecializedProductIsProvedForAnySizeAndUnderEachConfiguration) {
+    // The thesis' sgemm configurations: one schedule specialized on the sizes, validated
+    // for any size (both specializations' code), then under the assumptions of bigsqsgemm
+    // (square, above 512), under which the small matrices' code never runs.
+    tessera::evaluation::SpecializedProduct p = tessera::evaluation::specialized_product();
+    const ValidationReport any = validate(p.c);
+    EXPECT_EQ(any.verdict, Verdict::Proved) << any.to_string();
+    const ValidationReport big_square = validate(p.c, {.assumptions = {p.square(), p.big()}});
+    EXPECT_EQ(big_square.verdict, Verdict::Proved) << big_square.to_string();
+    EXPECT_THAT(big_square.rests_on, ::testing::Contains(::testing::HasSubstr("assumed: ")));
 }
 
 TEST(ValidateValues, TheEvaluationsNonLocalMeansComputesTheReference) {
