@@ -17,9 +17,10 @@ int schedule_dims(const LoopNest &nest) {
     return int(2 * loops + 1);
 }
 
-/** { S[i] -> T[position_0, i_0, position_1, i_1, ..., position_d, 0, ...] } on S's domain:
- * its instances in program order (a vector store's lanes at one time). */
-Isl<isl_map> schedule_of(const Statement &s, int dims) {
+/** { S[i] -> T[position_0, i_0, position_1, i_1, ..., position_d, 0, ...] } on `domain`
+ * (a set of S's instances): their order in the program (a vector store's lanes at one
+ * time). */
+Isl<isl_map> schedule_on(const Statement &s, int dims, const Isl<isl_set> &domain) {
     isl_space *space = isl_space_add_dims(isl_space_from_domain(isl_set_get_space(s.domain.get())), isl_dim_out, unsigned(dims));
     isl_map *m = isl_map_universe(isl_space_set_tuple_name(space, isl_dim_out, "T"));
     const int loops = int(s.positions.size()) - 1;
@@ -29,8 +30,10 @@ Isl<isl_map> schedule_of(const Statement &s, int dims) {
     }
     m = isl_map_fix_si(m, isl_dim_out, unsigned(2 * loops), s.positions.back());
     for (int t = 2 * loops + 1; t < dims; t++) m = isl_map_fix_si(m, isl_dim_out, unsigned(t), 0);
-    return check(isl_map_intersect_domain(m, s.domain.copy()), "a schedule");
+    return check(isl_map_intersect_domain(m, domain.copy()), "a schedule");
 }
+/** The same on S's domain. */
+Isl<isl_map> schedule_of(const Statement &s, int dims) { return schedule_on(s, dims, s.domain); }
 
 /** The number of loops two statements share (the same loop statements, outermost first). */
 size_t shared_loops(const Statement &a, const Statement &b) {
@@ -54,10 +57,13 @@ bool any_on_diagonal(const Isl<isl_map> &m) {
     return !is_empty(same);
 }
 
-/** The lexicographic maximum (or minimum) of a relation, as isl_map_lexmax, computed on each basic
- * relation and then combined: on relations whose pieces each determine their maximum (a
- * loop nest's instances) isl's maximum of the union, which splits all the pieces at once,
- * can grow past the limit where this stays small. */
+/** The lexicographic maximum (or minimum) of a relation, as isl_map_lexmax, computed on
+ * each basic relation and then combined. On relations whose pieces each determine their
+ * maximum (a loop nest's instances) isl's maximum of the union, which splits all the pieces
+ * at once, can grow past the limit where this stays small. Most pieces of a loop nest's
+ * relations hold in other parameter regions or for other cells than the rest (a loop's
+ * prologue and epilogue, a strip's first and later rows): a piece is compared only with
+ * the pieces of the result whose domains meet its own, the others are kept as they are. */
 Isl<isl_map> lexopt_by_pieces(const Isl<isl_map> &m, bool max) {
     std::vector<Isl<isl_map>> pieces;
     isl_map_foreach_basic_map(
@@ -67,18 +73,34 @@ Isl<isl_map> lexopt_by_pieces(const Isl<isl_map> &m, bool max) {
             return isl_stat_ok;
         },
         &pieces);
-    Isl<isl_pw_multi_aff> last;
+    // The result so far, in groups whose domains do not meet: each a function and its domain.
+    struct Group {
+        Isl<isl_pw_multi_aff> f;
+        Isl<isl_set> domain;
+    };
+    std::vector<Group> groups;
     for (const Isl<isl_map> &piece : pieces) {
-        Isl<isl_pw_multi_aff> f = check(max ? isl_map_lexmax_pw_multi_aff(piece.copy()) : isl_map_lexmin_pw_multi_aff(piece.copy()),
-                                        "the last writes");
-        if (last)
-            f = check(max ? isl_pw_multi_aff_union_lexmax(last.release(), f.release())
-                          : isl_pw_multi_aff_union_lexmin(last.release(), f.release()),
-                      "the last writes");
-        last = std::move(f);
+        Group g;
+        g.f = check(max ? isl_map_lexmax_pw_multi_aff(piece.copy()) : isl_map_lexmin_pw_multi_aff(piece.copy()), "the last writes");
+        g.domain = check(isl_map_domain(piece.copy()), "the last writes");
+        std::vector<Group> kept;
+        for (Group &other : groups) {
+            if (isl_set_is_disjoint(g.domain.get(), other.domain.get()) == isl_bool_true) {
+                kept.push_back(std::move(other));
+                continue;
+            }
+            g.f = check(max ? isl_pw_multi_aff_union_lexmax(g.f.release(), other.f.release())
+                            : isl_pw_multi_aff_union_lexmin(g.f.release(), other.f.release()),
+                        "the last writes");
+            g.domain = check(isl_set_union(g.domain.release(), other.domain.release()), "the last writes");
+        }
+        kept.push_back(std::move(g));
+        groups = std::move(kept);
     }
-    if (!last) return check(isl_map_empty(isl_map_get_space(m.get())), "the last writes");
-    return check(isl_map_coalesce(isl_map_from_pw_multi_aff(last.release())), "the last writes");
+    Isl<isl_map> last = check(isl_map_empty(isl_map_get_space(m.get())), "the last writes");
+    for (Group &g : groups)
+        last = check(isl_map_union(last.release(), isl_map_from_pw_multi_aff(g.f.release())), "the last writes");
+    return check(isl_map_coalesce(last.release()), "the last writes");
 }
 Isl<isl_map> lexmax_by_pieces(const Isl<isl_map> &m) { return lexopt_by_pieces(m, true); }
 Isl<isl_map> lexmin_by_pieces(const Isl<isl_map> &m) { return lexopt_by_pieces(m, false); }
@@ -109,16 +131,235 @@ struct LastWriterCache::Entry {
     /** Per writer (in the order of the nest's statements): { key -> W[j] }, the writer's
      * instance that makes the last write of the key, where it does. */
     std::vector<Isl<isl_map>> instance;
-    /** Per writer: { W[j] -> T }, the time of the next write of the same cell (of the
-     * folded storage itself) after instance j, or at its time by another lane; where there
-     * is one. Until then, the cell holds what j wrote. */
-    std::vector<Isl<isl_map>> next;
+    /** { key -> T }: the time of the first write of the key's cell of the storage itself
+     * (folded: a congruent row) by another unfolded cell, at or after the key's last write
+     * (at its time: another lane); where there is one. Until then, the cell holds what the
+     * last write of the key wrote. */
+    Isl<isl_map> next;
     /** { key -> F[x] }: where every writer stores final values of one Func F and the key
      * (loops and cell) says which point's, that point; null otherwise. */
     Isl<isl_map> point;
 };
 
+/** The rows of folded storage (its folded coordinates, with the loops that key them) and
+ * the iterations that write them: last_writers_by_rows. */
+struct LastWriterCache::Rows {
+    std::string failed;  // why it could not be computed (empty if it was)
+    int prefix = 0;      // the dimensions of a row iteration's time: the outer `loops` loops'
+    int loops = 0;
+    Isl<isl_map> last;   // { row -> T' }: the last iteration that writes the row
+    Isl<isl_map> next;   // { row -> T' }: the first iteration from then on that writes another row into its cells
+    Isl<isl_map> point;  // { key -> F[x] }: as Entry::point (required here)
+    const ir::FunctionData *func = nullptr;
+    /** Per writer: { W[j] -> T' } (its row iteration) and { W[j] -> key } (its cell). */
+    std::vector<Isl<isl_map>> iteration, keys;
+};
+
 namespace {
+
+/** { key -> F[x] }: the point whose final value the writers store into each cell (keyed
+ * by `keys`, per writer), where one affine function of the key gives it for every writer
+ * (a cell at a fixed offset from its point, as storage is); null otherwise. The function
+ * is the affine hull of the first writer's relation; each writer's must lie in it. */
+Isl<isl_map> common_point(const std::vector<const Statement *> &writers, const std::vector<Isl<isl_map>> &keys, const Isl<isl_set> &hull) {
+    Isl<isl_map> point;
+    for (size_t i = 0; i < writers.size(); i++) {
+        Isl<isl_map> p = check(isl_map_apply_range(isl_map_reverse(keys[i].copy()), writers[i]->writes.copy()), "the points of the cells");
+        p = check(isl_map_intersect_params(p.release(), hull.copy()), "the points of the cells");
+        if (!point) {
+            point = check(isl_map_from_basic_map(isl_map_affine_hull(p.copy())), "the points of the cells");
+            if (isl_map_is_single_valued(point.get()) != isl_bool_true) return Isl<isl_map>();
+        }
+        if (isl_map_is_subset(p.get(), point.get()) != isl_bool_true) return Isl<isl_map>();
+    }
+    return point;
+}
+
+/** { row -> row' }: each row of `rows` (a relation into rows: the key loops, then the
+ * folded coordinates) to the row of storage cells it lands in, its folded coordinates
+ * taken modulo their folds. Throws Unsupported for a fold that is not a constant. */
+Isl<isl_map> folding(const Isl<isl_map> &rows, int loops, const std::vector<long> &folds) {
+    isl_space *space = isl_space_range(isl_map_get_space(rows.get()));
+    isl_local_space *ls = isl_local_space_from_space(isl_space_copy(space));
+    isl_multi_aff *f = isl_multi_aff_identity(isl_space_map_from_set(space));
+    for (size_t d = 0; d < folds.size(); d++) {
+        if (folds[d] <= 0) {
+            isl_local_space_free(ls);
+            isl_multi_aff_free(f);
+            throw Unsupported("a fold is not a constant");
+        }
+        isl_aff *v = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, unsigned(loops + int(d)));
+        v = isl_aff_mod_val(v, isl_val_int_from_si(isl_local_space_get_ctx(ls), folds[d]));
+        f = isl_multi_aff_set_aff(f, unsigned(loops + int(d)), v);
+    }
+    isl_local_space_free(ls);
+    return check(isl_map_from_multi_aff(f), "the folded rows");
+}
+
+/** The loops shared by a load of folded storage and all its writers that key its cells:
+ * those the allocation is in and the parallel loops around both (the rows of a sliding
+ * window live across the other loops); false if the writers differ in them. */
+bool folded_key_loops(const Statement &s, const std::vector<const Statement *> &writers, std::vector<int> &shared) {
+    for (size_t i = 0; i < writers.size(); i++) {
+        const Statement &w = *writers[i];
+        if (!w.cells || !w.unfolded_cells) return false;
+        std::vector<int> e;
+        for (size_t k = 0; k < shared_loops(s, w); k++)
+            if (int(k) < w.loops_around_storage || s.parallel[k]) e.push_back(int(k));
+        if (i > 0 && e != shared) return false;
+        shared = std::move(e);
+    }
+    return true;
+}
+
+/** { S[i] -> T'[position_0, i_0, ..., position_{n-1}, i_{n-1}] }: the iteration of the
+ * outer n loops an instance runs in (its schedule's first 2n dimensions). */
+Isl<isl_map> iteration_of(const Isl<isl_map> &schedule, int n) {
+    const isl_size dims = isl_map_dim(schedule.get(), isl_dim_out);
+    return check(isl_map_project_out(schedule.copy(), isl_dim_out, unsigned(2 * n), unsigned(dims - 2 * n)), "an iteration");
+}
+
+/** The sources of a read of folded storage whose writers all store final values of one
+ * Func (a sliding window's rows), reasoned about by rows instead of cells. A row is a
+ * value of the folded coordinates (with the loops that key the storage); the outer loops
+ * of each writer determine the row it writes, and an iteration of those loops is a row
+ * iteration. Then the read of a cell gets the value of its point if
+ *   (1) the last iteration that writes the cell's row comes before the read's iteration
+ *       of the same loops,
+ *   (2) no iteration from that one up to the read's writes another row into the same
+ *       cells (the fold's own correctness condition), and
+ *   (3) that last iteration writes the cell itself;
+ * every write of a cell stores its point's value, so which store wrote it last does not
+ * matter. Unlike the maximum over the cells' writes, which splits on every boundary of
+ * the rows' loops (a vector loop's prologue, steady state and shifted tail), the rows'
+ * maximum has the pieces of the rows' loops only. False, `sources` untouched, where the
+ * storage is not of this form or a check fails. */
+bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::Read &read,
+                          const std::vector<const Statement *> &writers, int tdims,
+                          const std::function<Isl<isl_map>(const Statement &)> &schedule,
+                          const Isl<isl_map> &reader_schedule, const Isl<isl_set> &hull, LastWriterCache &cache,
+                          ReadSources &sources) {
+    if (!read.unfolded_cells || read.folded.empty()) return false;
+    std::vector<int> shared;
+    if (!folded_key_loops(s, writers, shared)) return false;
+    for (const Statement *w : writers)
+        if (!w->provenance || !final_value(*w->provenance) || w->provenance->func != writers.front()->provenance->func ||
+            w->folded != read.folded || w->folds != read.folds)
+            return false;
+    std::string name = read.buffer;
+    for (int k : shared) name += " " + std::to_string(k);
+    std::shared_ptr<LastWriterCache::Rows> &rows = cache.rows[name];
+    auto row_of = [&](const Isl<isl_map> &cells) {
+        return keyed(check(keep_dims(cells.copy(), isl_dim_out, read.folded), "a row"), shared);
+    };
+    if (!rows) {
+        rows = std::make_shared<LastWriterCache::Rows>();
+        ctx.reset_operations();
+        try {
+            // The outer loops that determine each writer's row: the fewest that do for all
+            // (the same number for every writer, so that their iterations compare).
+            std::vector<Isl<isl_map>> row;  // per writer: { W[j] -> row }
+            int loops = -1;
+            for (const Statement *w : writers) {
+                row.push_back(row_of(w->unfolded_cells));
+                const int n = int(w->positions.size()) - 1;
+                int k = 0;
+                for (; k <= n; k++) {
+                    Isl<isl_map> outer = check(isl_map_project_out(row.back().copy(), isl_dim_in, unsigned(k),
+                                                                   unsigned(isl_map_dim(row.back().get(), isl_dim_in) - k)),
+                                               "a row's loops");
+                    if (isl_map_is_single_valued(outer.get()) == isl_bool_true) break;
+                }
+                if (k > n) throw Unsupported("a writer's row is not determined by its loops");
+                loops = std::max(loops, k);
+            }
+            // A row determined by k loops is determined by more; each writer has them.
+            for (const Statement *w : writers)
+                if (int(w->positions.size()) - 1 < loops) throw Unsupported("the writers' rows are determined by different loops");
+            rows->loops = loops;
+            rows->prefix = 2 * loops;
+            rows->func = writers.front()->provenance->func.get();
+            // Each writer's rows and the iterations of the rows' loops that write them, on
+            // the instances as far as those loops see them (the deeper loops' bounds left
+            // out): a superset, exact where it matters, since (3) requires the row's last
+            // iteration to write the cell read, and more writes of other rows into the
+            // same cells only make (2) harder to meet. The exact relation has the pieces of
+            // every deeper loop (a vector loop's prologue and shifted tail, each in several
+            // cases of the sizes).
+            if (loops == 0) throw Unsupported("the rows do not depend on the loops");
+            Isl<isl_map> times;
+            std::vector<Isl<isl_map>> writes;  // per writer: { row -> T' }
+            for (size_t i = 0; i < writers.size(); i++) {
+                const Statement &w = *writers[i];
+                rows->iteration.push_back(iteration_of(schedule(w), loops));
+                rows->keys.push_back(keyed(w.unfolded_cells, shared));
+                if (!w.unfolded_coordinates || w.outer_domains.size() < size_t(loops)) throw Unsupported("a writer's rows are not modelled");
+                const Isl<isl_set> &outer = w.outer_domains[size_t(loops - 1)];
+                Isl<isl_map> r = check(isl_map_intersect_domain(row_of(w.unfolded_coordinates).release(), outer.copy()), "the rows' iterations");
+                Isl<isl_map> t = check(isl_map_apply_range(isl_map_reverse(r.release()), iteration_of(schedule_on(w, tdims, outer), loops).release()),
+                                       "the rows' iterations");
+                t = check(isl_map_coalesce(isl_map_intersect_params(t.release(), hull.copy())), "the rows' iterations");
+                writes.push_back(t);
+                times = times ? check(isl_map_union(times.release(), t.release()), "the rows' iterations") : std::move(t);
+            }
+            rows->point = common_point(writers, rows->keys, hull);
+            if (!rows->point) throw Unsupported("the writers store other points into one cell");
+            rows->last = lexmax_by_pieces(times);
+            // { row -> row' }: the other rows that share its cells (congruent modulo the folds).
+            Isl<isl_map> fold = folding(row.front(), int(shared.size()), read.folds);
+            Isl<isl_map> others = check(isl_map_apply_range(fold.copy(), isl_map_reverse(fold.copy())), "the other rows");
+            others = check(isl_map_subtract(others.release(), isl_map_identity(isl_space_map_from_set(
+                                                                  isl_space_range(isl_map_get_space(fold.get()))))),
+                           "the other rows");
+            const Isl<isl_map> from_last = check(isl_map_lex_le_map(rows->last.copy(), isl_map_identity(isl_space_map_from_set(
+                                                                                          isl_space_range(isl_map_get_space(rows->last.get()))))),
+                                                 "the other rows");  // { row -> T' : T' >= last(row) }
+            Isl<isl_map> after;  // { row -> T' }: iterations from the row's last on that write another row into its cells
+            for (size_t k = 0; k < writers.size(); k++) {
+                Isl<isl_map> t = check(isl_map_apply_range(others.copy(), writes[k].copy()), "the other rows");
+                t = check(isl_map_intersect(t.release(), from_last.copy()), "the other rows");
+                after = after ? check(isl_map_union(after.release(), t.release()), "the other rows") : std::move(t);
+            }
+            rows->next = lexmin_by_pieces(after);
+        } catch (const Unsupported &u) {
+            rows->failed = u.what();
+        }
+        ctx.reset_operations();
+    }
+    if (!rows->failed.empty()) return false;
+    const Isl<isl_map> read_iteration = iteration_of(reader_schedule, rows->loops);  // { S -> T' }
+    const Isl<isl_map> read_row = row_of(read.unfolded_cells);
+    Isl<isl_map> last = check(isl_map_apply_range(read_row.copy(), rows->last.copy()), "the rows' last writes");  // { S -> T' }
+    last = check(isl_map_coalesce(isl_map_intersect_params(last.release(), hull.copy())), "the rows' last writes");
+    // (1) the row's last iteration before the read's, for every read.
+    Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
+    if (!is_empty(check(isl_map_from_domain(isl_set_subtract(reading.copy(), isl_map_domain(last.copy()))), "the unwritten rows")))
+        return false;
+    if (any_on_diagonal(check(isl_map_lex_le_map(read_iteration.copy(), last.copy()), "the rows' last writes"))) return false;
+    // (2) no other row into the same cells until the read's iteration.
+    Isl<isl_map> next = check(isl_map_apply_range(read_row.copy(), rows->next.copy()), "the other rows");
+    if (any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"))) return false;
+    // (3) the cell written in that iteration.
+    const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
+    // The reads left, each writer's taken away in turn (the union of what they write
+    // has the pieces of every writer's loops; the reads left stay few).
+    Isl<isl_set> left = reading;
+    for (size_t i = 0; i < writers.size(); i++) {
+        // { S -> key }: the cells the writer writes in the read row's last iteration, the
+        // read's among them.
+        Isl<isl_map> in_last = check(isl_map_apply_range(last.copy(), isl_map_reverse(rows->iteration[i].copy())), "the cell's writes");
+        in_last = check(isl_map_apply_range(in_last.release(), rows->keys[i].copy()), "the cell's writes");
+        Isl<isl_set> d = check(isl_map_domain(isl_map_intersect(in_last.release(), read_key.copy())), "the cell's writes");
+        d = check(isl_set_coalesce(d.release()), "the cell's writes");
+        left = check(isl_set_coalesce(isl_set_subtract(left.release(), d.release())), "the cell's writes");
+    }
+    if (!is_empty(check(isl_map_from_domain(left.release()), "the cell's writes"))) return false;
+    sources.unwritten = Isl<isl_set>();
+    sources.sources.clear();
+    sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
+    sources.point_of = rows->func;
+    return true;
+}
 
 /** The sources of a read of folded storage, through its unfolded cells (the cells before
  * the fold's modulo; src/validate/LoopNest.h). With the modulo, every earlier write of a
@@ -197,23 +438,27 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
                 at = check(isl_map_intersect(at.release(), isl_map_reverse(keys[i].copy())), "the last writer");
                 entry->instance.push_back(check(isl_map_coalesce(at.release()), "the last writer"));
             }
+            // { key -> key' }: the cell of the storage itself (folded) that each unfolded
+            // cell is, as a cell of the unfolded ones (the identity where not folded).
+            Isl<isl_map> fold;
             for (size_t i = 0; i < writers.size(); i++) {
-                Isl<isl_map> after;  // { W[j] -> T }: the writes of the same cell at or after j's time, but j
-                for (size_t k = 0; k < writers.size(); k++) {
-                    Isl<isl_map> pairs = check(isl_map_apply_range(cells[i].copy(), isl_map_reverse(cells[k].copy())),
-                                               "the writes of a cell");
-                    pairs = check(isl_map_intersect_params(pairs.release(), hull.copy()), "the writes of a cell");
-                    pairs = check(isl_map_intersect(pairs.release(), isl_map_lex_le_map(schedules[i].copy(), schedules[k].copy())),
-                                  "the next writes of a cell");
-                    if (k == i)
-                        pairs = check(isl_map_subtract(pairs.release(), isl_map_identity(isl_space_map_from_set(
-                                                                            isl_set_get_space(writers[i]->domain.get())))),
-                                      "the next writes of a cell");
-                    Isl<isl_map> t = check(isl_map_apply_range(pairs.release(), schedules[k].copy()), "the next writes of a cell");
-                    after = after ? check(isl_map_union(after.release(), t.release()), "the next writes of a cell") : std::move(t);
-                }
-                entry->next.push_back(lexmin_by_pieces(after));
+                Isl<isl_map> f = check(isl_map_apply_range(isl_map_reverse(keys[i].copy()), cells[i].copy()), "the folded cells");
+                fold = fold ? check(isl_map_union(fold.release(), f.release()), "the folded cells") : std::move(f);
             }
+            Isl<isl_map> after;  // { key -> T }: the other writes of the key's storage cell from its last write on
+            for (size_t k = 0; k < writers.size(); k++) {
+                Isl<isl_map> pairs = check(isl_map_apply_range(fold.copy(), isl_map_reverse(cells[k].copy())),
+                                           "the next writes of a cell");  // { key -> W[j] }
+                pairs = check(isl_map_intersect_params(pairs.release(), hull.copy()), "the next writes of a cell");
+                pairs = check(isl_map_intersect(pairs.release(), isl_map_lex_le_map(entry->last.copy(), schedules[k].copy())),
+                              "the next writes of a cell");
+                // The last write itself (and, by the maximum, no other write of the same
+                // unfolded cell) is not another write; another lane at the same time is.
+                pairs = check(isl_map_subtract(pairs.release(), isl_map_reverse(keys[k].copy())), "the next writes of a cell");
+                Isl<isl_map> t = check(isl_map_apply_range(pairs.release(), schedules[k].copy()), "the next writes of a cell");
+                after = after ? check(isl_map_union(after.release(), t.release()), "the next writes of a cell") : std::move(t);
+            }
+            entry->next = lexmin_by_pieces(after);
         } catch (const Unsupported &u) {
             entry->failed = u.what();
         }
@@ -230,24 +475,22 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
     Isl<isl_set> without = check(isl_set_subtract(reading.release(), isl_map_domain(last_of_read.copy())), "the unwritten reads");
     if (isl_set_is_empty(without.get()) != isl_bool_true) return false;
     std::vector<Source> found;
-    Isl<isl_map> next_of_read;  // { S -> T }: the next write of the cell after the last write of the unfolded cell
     for (size_t i = 0; i < writers.size(); i++) {
         Isl<isl_map> instances = check(isl_map_apply_range(read_key.copy(), entry->instance[i].copy()), "the last writer");
         if (is_empty(instances)) continue;
         if (isl_map_is_single_valued(instances.get()) != isl_bool_true) return false;
-        instances = simplified_on(std::move(instances), s.domain);
-        Isl<isl_map> next = check(isl_map_apply_range(instances.copy(), entry->next[i].copy()), "the next writes");
-        next_of_read = next_of_read ? check(isl_map_union(next_of_read.release(), next.release()), "the next writes") : std::move(next);
-        found.push_back({writers[i], std::move(instances)});
+        found.push_back({writers[i], simplified_on(std::move(instances), s.domain)});
     }
-    // (2) the read comes before the next write of its cell.
-    if (next_of_read &&
-        any_on_diagonal(check(isl_map_lex_le_map(next_of_read.release(), reader_schedule.copy()), "the next writes")))
+    // (2) the read comes before the next write of its cell by another unfolded cell.
+    Isl<isl_map> next_of_read = check(isl_map_apply_range(read_key.copy(), entry->next.copy()), "the next writes");  // { S -> T }
+    if (any_on_diagonal(check(isl_map_lex_le_map(next_of_read.release(), reader_schedule.copy()), "the next writes")))
         return false;
     sources.unwritten = Isl<isl_set>();
     sources.sources = std::move(found);
-    if (entry->point)
+    if (entry->point) {
         sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), entry->point.copy()), "the point read"), s.domain);
+        sources.point_of = writers.front()->provenance->func.get();
+    }
     return true;
 }
 
@@ -309,7 +552,14 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
             candidates.emplace_back(w, std::move(pairs));
         }
         if (!sources.unknown.empty()) continue;
-        // Folded storage: first through the unfolded cells, with a budget of its own.
+        // Folded storage: first by rows, then through the unfolded cells, each with a
+        // budget of its own.
+        ctx.reset_operations();
+        try {
+            if (last_writers_by_rows(ctx, s, read, writers, tdims, schedule, reader_schedule, hull, *cache, sources)) continue;
+        } catch (const Unsupported &u) {
+            (void)u;
+        }
         ctx.reset_operations();
         try {
             if (last_writers_unfolded(ctx, s, read, nest, writers, schedule, reader_schedule, hull, *cache, sources)) continue;

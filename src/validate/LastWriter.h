@@ -50,13 +50,18 @@ struct ReadSources {
      * reads (the same whichever source wrote it last: a simpler function than the
      * sources'); null otherwise. Exact on the reader's domain. */
     Isl<isl_map> point;
+    /** The Func F whose final values `point` names; `sources` may then be empty (the
+     * source is known only to be some store of F's value at the point). */
+    const ir::FunctionData *point_of = nullptr;
 };
 
 /** What last_writers computes once for all the loads of a storage (the last write of
  * each unfolded cell of folded storage), kept across its calls on one nest. */
 struct LastWriterCache {
     struct Entry;
+    struct Rows;
     std::map<std::string, std::shared_ptr<Entry>> entries;
+    std::map<std::string, std::shared_ptr<Rows>> rows;
 };
 
 /** The sources of each load of statement `s` from storage that a store of the nest writes

@@ -622,7 +622,9 @@ private:
      * instance of `domain`, and the instances where a cell lies outside the storage's
      * region. */
     struct Access {
-        Isl<isl_map> cells, unfolded_cells;
+        Isl<isl_map> cells, unfolded_cells, unfolded_coordinates;
+        std::vector<int> folded;  // the dimensions of unfolded_cells taken modulo a fold
+        std::vector<long> folds;  // their folds (0: not a constant)
         Isl<isl_set> outside;
         std::string cells_unmodelled, bounds_unmodelled;
     };
@@ -733,7 +735,15 @@ private:
                 }
                 a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
                 a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
-                a.unfolded_cells = unfolded(buffer, coords, affs, affine, domain);
+                a.unfolded_coordinates = unfolded(buffer, coords, affs, affine);
+                if (a.unfolded_coordinates)
+                    a.unfolded_cells = check(isl_map_intersect_domain(a.unfolded_coordinates.copy(), domain.copy()), "the unfolded cells");
+                for (size_t k = 0; a.unfolded_cells && k < coords.size(); k++)
+                    if (const Mod *m = as<Mod>(coords[k])) {
+                        a.folded.push_back(int(k));
+                        const IntImm *f = as<IntImm>(m->b);
+                        a.folds.push_back(f && f->value > 0 ? long(f->value) : 0);
+                    }
             } else {
                 a.cells_unmodelled = "the cells of " + buffer + " read here take " + std::to_string(pieces) +
                                      " affine pieces, more than the " + std::to_string(kMaxInputCellPieces) +
@@ -809,6 +819,9 @@ private:
         } catch (const Unsupported &u) {
             a.cells = Isl<isl_map>();
             a.unfolded_cells = Isl<isl_map>();
+            a.unfolded_coordinates = Isl<isl_map>();
+            a.folded.clear();
+            a.folds.clear();
             a.outside = Isl<isl_set>();
             a.cells_unmodelled = ctx_.exhausted() ? "the operation limit was reached" : u.what();
             a.bounds_unmodelled = a.cells_unmodelled;
@@ -817,10 +830,10 @@ private:
     }
 
     /** The cells of an access before the modulo of its folded coordinates (those taken
-     * modulo a fold), given the cells' coordinates and their translations; null if none
-     * is folded. */
+     * modulo a fold), given the cells' coordinates and their translations, outside the
+     * instances' domain as well; null if none is folded. */
     Isl<isl_map> unfolded(const std::string &buffer, const std::vector<Expr> &coords, const std::vector<Isl<isl_pw_aff>> &affs,
-                          Affine &affine, const Isl<isl_set> &domain) {
+                          Affine &affine) {
         bool folded = false;
         for (const Expr &c : coords) folded = folded || as<Mod>(c);
         if (!folded) return Isl<isl_map>();
@@ -831,7 +844,6 @@ private:
             Isl<isl_map> c = check(isl_map_from_pw_aff(coordinate.release()), "an unfolded cell");
             cells = cells ? check(isl_map_flat_range_product(cells.release(), c.release()), "an unfolded cell") : std::move(c);
         }
-        cells = check(isl_map_intersect_domain(cells.release(), domain.copy()), "the unfolded cells");
         return check(isl_map_set_tuple_name(cells.release(), isl_dim_out, buffer.c_str()), "the unfolded cells");
     }
 
@@ -841,6 +853,9 @@ private:
         Access w = access(s->buffer, s->index, affine, st.domain);
         st.cells = std::move(w.cells);
         st.unfolded_cells = std::move(w.unfolded_cells);
+        st.unfolded_coordinates = std::move(w.unfolded_coordinates);
+        st.folded = std::move(w.folded);
+        st.folds = std::move(w.folds);
         st.cells_unmodelled = w.cells_unmodelled;
         st.accesses.push_back({"writes " + s->buffer, std::move(w.outside), w.bounds_unmodelled});
         // The loads the stored value makes, lets expanded (a load bound to a let by the
@@ -860,7 +875,8 @@ private:
             if (!seen.insert(key).second) continue;
             Access r = access(l->buffer, l->index, affine, st.domain);
             st.accesses.push_back({"reads " + l->buffer, std::move(r.outside), r.bounds_unmodelled});
-            st.reads.push_back({l->buffer, l->type.element_of(), key, std::move(r.cells), r.cells_unmodelled, std::move(r.unfolded_cells)});
+            st.reads.push_back({l->buffer, l->type.element_of(), key, std::move(r.cells), r.cells_unmodelled, std::move(r.unfolded_cells),
+                                std::move(r.folded), std::move(r.folds)});
         }
     }
 

@@ -82,6 +82,12 @@ struct Statement {
      * the same cells before the modulo, which tell apart the points that share a cell. Null
      * if no dimension is folded, or if not modelled. */
     Isl<isl_map> unfolded_cells;
+    /** The same without the domain (as `coordinates` for `writes`). */
+    Isl<isl_map> unfolded_coordinates;
+    /** The dimensions of the storage that are folded (those of unfolded_cells that the
+     * cells take modulo the fold). */
+    std::vector<int> folded;
+    std::vector<long> folds;  // the fold of each (0: not a constant)
     /** The statement's accesses (its store, and the loads of the value it stores): for
      * each, the instances where it touches a cell outside the region bounds inference gave
      * the storage (a folded dimension, taken modulo its fold, always lies inside); null
@@ -101,8 +107,10 @@ struct Statement {
         /** { S<id>[dims] -> B[cell] }, null if not modelled, with the reason. */
         Isl<isl_map> cells;
         std::string unmodelled;
-        /** As Statement::unfolded_cells. */
+        /** As Statement::unfolded_cells, Statement::folded and Statement::folds. */
         Isl<isl_map> unfolded_cells;
+        std::vector<int> folded;
+        std::vector<long> folds;
     };
     std::vector<Read> reads;
     /** For the value check, with the lets around expanded: the conditions under which an

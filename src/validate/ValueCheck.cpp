@@ -910,7 +910,7 @@ std::unique_ptr<WindowRead> read_window(IslContext &ctx, const LoweredPipeline &
     if (!cells) cells = check(isl_map_from_domain(window.copy()), "a cell");
     cells = check(isl_map_set_tuple_name(isl_map_intersect_domain(cells.release(), window.copy()), isl_dim_out, out.name.c_str()), "the cells");
     reader.domain = window;
-    reader.reads.push_back({out.name, p.output->type, "the window", std::move(cells), ""});
+    reader.reads.push_back({out.name, p.output->type, "the window", std::move(cells), "", Isl<isl_map>(), {}, {}});
     w->window = std::move(window);
     w->sources = last_writers(ctx, nest, reader, &last_writes);
     return w;
@@ -1059,9 +1059,9 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 const FunctionData *from = nullptr;
                 // Where the point read is known whichever source wrote it, its value; else
                 // each source's.
-                const bool by_point = r.point && !unwritten && !r.sources.empty();
+                const bool by_point = r.point && r.point_of && !unwritten;
                 if (by_point) {
-                    from = r.sources.front().writer->provenance->func.get();
+                    from = r.point_of;
                     read = function_on(check(isl_map_apply_range(r.point.copy(), recurrences.of(*from).final_names().release()),
                                              "the value read"),
                                        domain);
