@@ -151,8 +151,10 @@ struct LastWriterCache::Rows {
     Isl<isl_map> next;   // { row -> T' }: the first iteration from then on that writes another row into its cells
     Isl<isl_map> point;  // { key -> F[x] }: as Entry::point (required here)
     const ir::FunctionData *func = nullptr;
-    /** Per writer: { W[j] -> T' } (its row iteration) and { W[j] -> key } (its cell). */
+    /** Per writer: { W[j] -> T' } (its row iteration), { W[j] -> key } (its cell), and
+     * { [T' -> key] } (the cells it writes in each iteration). */
     std::vector<Isl<isl_map>> iteration, keys;
+    std::vector<Isl<isl_set>> cells;
 };
 
 namespace {
@@ -302,8 +304,21 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
                 writes.push_back(t);
                 times = times ? check(isl_map_union(times.release(), t.release()), "the rows' iterations") : std::move(t);
             }
+            // { [T' -> key] }: per writer, the cells it writes in each iteration (each
+            // writer's and each of the steps below with a budget of its own).
+            for (size_t i = 0; i < writers.size(); i++) {
+                ctx.reset_operations();
+                Isl<isl_map> c = check(isl_map_apply_range(isl_map_reverse(rows->iteration[i].copy()), rows->keys[i].copy()),
+                                       "the cells of an iteration");
+                Isl<isl_set> cells = check(isl_set_coalesce(isl_map_wrap(isl_map_intersect_params(c.release(), hull.copy()))),
+                                           "the cells of an iteration");
+                // What the context's hull implies left out (outside it, no read needs them).
+                rows->cells.push_back(check(isl_set_coalesce(isl_set_gist_params(cells.release(), hull.copy())), "the cells of an iteration"));
+            }
+            ctx.reset_operations();
             rows->point = common_point(writers, rows->keys, hull);
             if (!rows->point) throw Unsupported("the writers store other points into one cell");
+            ctx.reset_operations();
             rows->last = lexmax_by_pieces(times);
             // { row -> row' }: the other rows that share its cells (congruent modulo the folds).
             Isl<isl_map> fold = folding(row.front(), int(shared.size()), read.folds);
@@ -339,21 +354,25 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     // (2) no other row into the same cells until the read's iteration.
     Isl<isl_map> next = check(isl_map_apply_range(read_row.copy(), rows->next.copy()), "the other rows");
     if (any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"))) return false;
-    // (3) the cell written in that iteration.
+    // (3) the cell written in that iteration: the pairs (iteration, cell) the reads need,
+    // each writer's taken away in turn (their union has the pieces of every writer's
+    // loops; the pairs left stay few).
     const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
-    // The reads left, each writer's taken away in turn (the union of what they write
-    // has the pieces of every writer's loops; the reads left stay few).
-    Isl<isl_set> left = reading;
-    for (size_t i = 0; i < writers.size(); i++) {
-        // { S -> key }: the cells the writer writes in the read row's last iteration, the
-        // read's among them.
-        Isl<isl_map> in_last = check(isl_map_apply_range(last.copy(), isl_map_reverse(rows->iteration[i].copy())), "the cell's writes");
-        in_last = check(isl_map_apply_range(in_last.release(), rows->keys[i].copy()), "the cell's writes");
-        Isl<isl_set> d = check(isl_map_domain(isl_map_intersect(in_last.release(), read_key.copy())), "the cell's writes");
-        d = check(isl_set_coalesce(d.release()), "the cell's writes");
-        left = check(isl_set_coalesce(isl_set_subtract(left.release(), d.release())), "the cell's writes");
+    Isl<isl_map> needed = check(isl_map_range_product(last.copy(), read_key.copy()), "the cell's writes");  // { S -> [T' -> key] }
+    needed = check(isl_map_intersect_domain(needed.release(), reading.copy()), "the cell's writes");
+    Isl<isl_set> left = check(isl_set_coalesce(isl_map_range(needed.release())), "the cell's writes");
+    // The writers with the simplest cells first: the pairs left then get fewer pieces.
+    std::vector<size_t> order(writers.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return isl_set_n_basic_set(rows->cells[a].get()) < isl_set_n_basic_set(rows->cells[b].get());
+    });
+    for (size_t i : order) {
+        if (isl_set_is_empty(left.get()) == isl_bool_true) break;
+        ctx.reset_operations();  // a budget per writer
+        left = check(isl_set_coalesce(isl_set_subtract(left.release(), rows->cells[i].copy())), "the cell's writes");
     }
-    if (!is_empty(check(isl_map_from_domain(left.release()), "the cell's writes"))) return false;
+    if (isl_set_is_empty(left.get()) != isl_bool_true) return false;
     sources.unwritten = Isl<isl_set>();
     sources.sources.clear();
     sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);

@@ -622,7 +622,8 @@ struct Points {
         part.dims = size_t(isl_pw_multi_aff_dim(f.get(), isl_dim_out));
         known.push_back(check(isl_pw_multi_aff_domain(f.copy()), "a point's domain"));
         f = check(isl_pw_multi_aff_reset_tuple_id(f.release(), isl_dim_out), "a point");
-        all = all ? check(isl_pw_multi_aff_flat_range_product(all.release(), f.release()), "the points") : std::move(f);
+        all = all ? check(isl_pw_multi_aff_coalesce(isl_pw_multi_aff_flat_range_product(all.release(), f.release())), "the points")
+                  : std::move(f);
         parts.push_back(std::move(part));
     }
 };
