@@ -155,6 +155,9 @@ struct LastWriterCache::Rows {
      * { [T' -> key] } (the cells it writes in each iteration). */
     std::vector<Isl<isl_map>> iteration, keys;
     std::vector<Isl<isl_set>> cells;
+    /** Per reading statement: whether its loads' cells (all its loads of the storage) are
+     * written in their rows' last iterations (3). */
+    std::map<int, bool> written_for;
 };
 
 namespace {
@@ -356,25 +359,51 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     if (any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"))) return false;
     // (3) the cell written in that iteration: the pairs (iteration, cell) the reads need,
     // each writer's taken away in turn (their union has the pieces of every writer's
-    // loops; the pairs left stay few).
-    const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
-    Isl<isl_map> needed = check(isl_map_range_product(last.copy(), read_key.copy()), "the cell's writes");  // { S -> [T' -> key] }
-    needed = check(isl_map_intersect_domain(needed.release(), reading.copy()), "the cell's writes");
-    Isl<isl_set> left = check(isl_set_coalesce(isl_map_range(needed.release())), "the cell's writes");
-    // The writers with the simplest cells first: the pairs left then get fewer pieces.
-    std::vector<size_t> order(writers.size());
-    for (size_t i = 0; i < order.size(); i++) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return isl_set_n_basic_set(rows->cells[a].get()) < isl_set_n_basic_set(rows->cells[b].get());
-    });
-    for (size_t i : order) {
-        if (isl_set_is_empty(left.get()) == isl_bool_true) break;
-        ctx.reset_operations();  // a budget per writer
-        left = check(isl_set_coalesce(isl_set_subtract(left.release(), rows->cells[i].copy())), "the cell's writes");
+    // loops; the pairs left stay few). Once for all the statement's loads of the storage
+    // (the rows of a stencil's taps: their pairs make one set).
+    auto needed_by = [&](const Statement::Read &r) {
+        Isl<isl_map> l = check(isl_map_apply_range(row_of(r.unfolded_cells).release(), rows->last.copy()), "the rows' last writes");
+        Isl<isl_map> n = check(isl_map_range_product(l.release(), keyed(r.unfolded_cells, shared).release()), "the cell's writes");
+        n = check(isl_map_intersect_domain(n.release(), isl_set_intersect_params(isl_map_domain(r.cells.copy()), hull.copy())),
+                  "the cell's writes");
+        return check(isl_set_coalesce(isl_map_range(n.release())), "the cell's writes");  // { [T' -> key] }
+    };
+    // Whether the pairs `left` are all written: each writer's taken away in turn, the
+    // writers with the simplest cells first (the pairs left then get fewer pieces), each
+    // with a budget of its own.
+    auto all_written = [&](Isl<isl_set> left) {
+        std::vector<size_t> order(writers.size());
+        for (size_t i = 0; i < order.size(); i++) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return isl_set_n_basic_set(rows->cells[a].get()) < isl_set_n_basic_set(rows->cells[b].get());
+        });
+        for (size_t i : order) {
+            if (isl_set_is_empty(left.get()) == isl_bool_true) break;
+            ctx.reset_operations();
+            left = check(isl_set_coalesce(isl_set_subtract(left.release(), rows->cells[i].copy())), "the cell's writes");
+        }
+        return isl_set_is_empty(left.get()) == isl_bool_true;
+    };
+    auto [checked, added] = rows->written_for.emplace(s.id, false);
+    if (added) {
+        try {
+            Isl<isl_set> left;
+            bool all = true;
+            for (const Statement::Read &r : s.reads) {
+                if (r.buffer != read.buffer) continue;
+                all = all && r.unfolded_cells && r.folded == read.folded && r.folds == read.folds;
+                if (!all) break;
+                Isl<isl_set> n = needed_by(r);
+                left = left ? check(isl_set_coalesce(isl_set_union(left.release(), n.release())), "the cell's writes") : std::move(n);
+            }
+            checked->second = all && all_written(std::move(left));
+        } catch (const Unsupported &) {
+        }
+        ctx.reset_operations();
     }
-    if (isl_set_is_empty(left.get()) != isl_bool_true) return false;
-    sources.unwritten = Isl<isl_set>();
-    sources.sources.clear();
+    // Where the statement's loads together are not shown written, this one alone.
+    if (!checked->second && !all_written(needed_by(read))) return false;
+    const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
     sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
     sources.point_of = rows->func;
     return true;
@@ -390,7 +419,7 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
  *   (2) no other write of the read's cell comes between it and the read,
  * both emptiness checks. False, `sources` untouched, where a check fails or some read's
  * unfolded cell has no write: the caller computes the last writer of the cell itself. */
-bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement::Read &read, const LoopNest &nest,
+bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement::Read &read,
                            const std::vector<const Statement *> &writers,
                            const std::function<Isl<isl_map>(const Statement &)> &schedule,
                            const Isl<isl_map> &reader_schedule, const Isl<isl_set> &hull, LastWriterCache &cache,
@@ -581,7 +610,7 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
         }
         ctx.reset_operations();
         try {
-            if (last_writers_unfolded(ctx, s, read, nest, writers, schedule, reader_schedule, hull, *cache, sources)) continue;
+            if (last_writers_unfolded(ctx, s, read, writers, schedule, reader_schedule, hull, *cache, sources)) continue;
         } catch (const Unsupported &) {
         }
         // The last write of the cell before each read, and which store made it.
