@@ -83,6 +83,8 @@ if ! "$tessera" validate "$apps/blur/blur.tsr" 2>&1 | grep -q "built without the
     expect 0 "coverage: Proved" -- "$tessera" validate "$apps/matmul/matmul.tsr"
     expect 0 "the operation limit was reached" -- "$tessera" validate "$apps/matmul/matmul.tsr" --max-operations 1000
     expect 0 "tessera: checking coverage" -- "$tessera" validate "$apps/blur/blur.tsr"  # progress, on stderr
+    # The demo pipeline (make demo): Halide's unsharp schedule, proved whole (a few minutes).
+    expect 0 "unsharp: Proved" -- "$tessera" validate "$apps/unsharp/unsharp.tsr"
     # Assumptions: a race the schedule allows (iterations r >= n all write h(n)) is refuted,
     # and gone under n >= 15; they are listed; contradictory ones are never Proved.
     printf 'input uint16 in[1]\nparam int32 n = 3\nrdom r(0, 16)\nfunc h(x) = uint16(0)\nh(min(r, n)) = in(r)\noutput h\nh.update(0).allow_race_conditions().parallel(r)\n' \
