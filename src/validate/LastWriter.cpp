@@ -145,8 +145,7 @@ struct LastWriterCache::Entry {
  * the iterations that write them: last_writers_by_rows. */
 struct LastWriterCache::Rows {
     std::string failed;  // why it could not be computed (empty if it was)
-    int prefix = 0;      // the dimensions of a row iteration's time: the outer `loops` loops'
-    int loops = 0;
+    int loops = 0;       // the outer loops that determine the rows (a row iteration: theirs)
     Isl<isl_map> last;   // { row -> T' }: the last iteration that writes the row
     Isl<isl_map> next;   // { row -> T' }: the first iteration from then on that writes another row into its cells
     Isl<isl_map> point;  // { key -> F[x] }: as Entry::point (required here)
@@ -282,7 +281,6 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
             for (const Statement *w : writers)
                 if (int(w->positions.size()) - 1 < loops) throw Unsupported("the writers' rows are determined by different loops");
             rows->loops = loops;
-            rows->prefix = 2 * loops;
             rows->func = writers.front()->provenance->func.get();
             // Each writer's rows and the iterations of the rows' loops that write them, on
             // the instances as far as those loops see them (the deeper loops' bounds left
