@@ -159,7 +159,65 @@ struct LastWriterCache::Rows {
     std::map<int, bool> written_for;
 };
 
+/** Storage that every writer fills, in each of its allocations, before any load of it
+ * there: last_writers_in_allocation. */
+struct LastWriterCache::Allocation {
+    std::string failed;  // why it could not be computed (empty if it was)
+    Isl<isl_map> point;  // { key -> F[x] }: as Entry::point (required here)
+    const ir::FunctionData *func = nullptr;
+    /** Per writer: { key }, the cells it writes in each allocation (its loops, then the cell). */
+    std::vector<Isl<isl_set>> cells;
+    /** Per reading statement: whether the cells of all its loads of the storage are written
+     * in their allocation. */
+    std::map<int, bool> written_for;
+};
+
 namespace {
+
+/** Whether the pairs `left` (of an iteration and a cell) all lie in the writers' `cells`:
+ * each writer's taken away in turn, the writers with the simplest cells first (the pairs
+ * left then get fewer pieces; their union has the pieces of every writer's loops), each
+ * with a budget of its own. */
+bool all_written(IslContext &ctx, const std::vector<Isl<isl_set>> &cells, Isl<isl_set> left) {
+    std::vector<size_t> order(cells.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return isl_set_n_basic_set(cells[a].get()) < isl_set_n_basic_set(cells[b].get());
+    });
+    for (size_t i : order) {
+        if (isl_set_is_empty(left.get()) == isl_bool_true) break;
+        ctx.reset_operations();
+        left = check(isl_set_coalesce(isl_set_subtract(left.release(), cells[i].copy())), "the cell's writes");
+    }
+    return isl_set_is_empty(left.get()) == isl_bool_true;
+}
+
+/** Whether the cells that all of statement `s`'s loads of `read`'s storage need (each
+ * load's, by `needed_by`) are written (all_written), decided once per statement in
+ * `written_for` (the taps of a stencil: their pairs make one set, simpler than each
+ * load's in turn); where that fails, whether `read`'s alone are. */
+bool reads_written(IslContext &ctx, const Statement &s, const Statement::Read &read, const std::vector<Isl<isl_set>> &cells,
+                   std::map<int, bool> &written_for, const std::function<bool(const Statement::Read &)> &alike,
+                   const std::function<Isl<isl_set>(const Statement::Read &)> &needed_by) {
+    auto [checked, added] = written_for.emplace(s.id, false);
+    if (added) {
+        try {
+            Isl<isl_set> left;
+            bool all = true;
+            for (const Statement::Read &r : s.reads) {
+                if (r.buffer != read.buffer) continue;
+                all = all && alike(r);
+                if (!all) break;
+                Isl<isl_set> n = needed_by(r);
+                left = left ? check(isl_set_coalesce(isl_set_union(left.release(), n.release())), "the cell's writes") : std::move(n);
+            }
+            checked->second = all && all_written(ctx, cells, std::move(left));
+        } catch (const Unsupported &) {
+        }
+        ctx.reset_operations();
+    }
+    return checked->second || all_written(ctx, cells, needed_by(read));
+}
 
 /** { key -> F[x] }: the point whose final value the writers store into each cell (keyed
  * by `keys`, per writer), where one affine function of the key gives it for every writer
@@ -355,10 +413,7 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     // (2) no other row into the same cells until the read's iteration.
     Isl<isl_map> next = check(isl_map_apply_range(read_row.copy(), rows->next.copy()), "the other rows");
     if (any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"))) return false;
-    // (3) the cell written in that iteration: the pairs (iteration, cell) the reads need,
-    // each writer's taken away in turn (their union has the pieces of every writer's
-    // loops; the pairs left stay few). Once for all the statement's loads of the storage
-    // (the rows of a stencil's taps: their pairs make one set).
+    // (3) the cell written in that iteration: the pairs (iteration, cell) the reads need.
     auto needed_by = [&](const Statement::Read &r) {
         Isl<isl_map> l = check(isl_map_apply_range(row_of(r.unfolded_cells).release(), rows->last.copy()), "the rows' last writes");
         Isl<isl_map> n = check(isl_map_range_product(l.release(), keyed(r.unfolded_cells, shared).release()), "the cell's writes");
@@ -366,44 +421,83 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
                   "the cell's writes");
         return check(isl_set_coalesce(isl_map_range(n.release())), "the cell's writes");  // { [T' -> key] }
     };
-    // Whether the pairs `left` are all written: each writer's taken away in turn, the
-    // writers with the simplest cells first (the pairs left then get fewer pieces), each
-    // with a budget of its own.
-    auto all_written = [&](Isl<isl_set> left) {
-        std::vector<size_t> order(writers.size());
-        for (size_t i = 0; i < order.size(); i++) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-            return isl_set_n_basic_set(rows->cells[a].get()) < isl_set_n_basic_set(rows->cells[b].get());
-        });
-        for (size_t i : order) {
-            if (isl_set_is_empty(left.get()) == isl_bool_true) break;
-            ctx.reset_operations();
-            left = check(isl_set_coalesce(isl_set_subtract(left.release(), rows->cells[i].copy())), "the cell's writes");
-        }
-        return isl_set_is_empty(left.get()) == isl_bool_true;
-    };
-    auto [checked, added] = rows->written_for.emplace(s.id, false);
-    if (added) {
-        try {
-            Isl<isl_set> left;
-            bool all = true;
-            for (const Statement::Read &r : s.reads) {
-                if (r.buffer != read.buffer) continue;
-                all = all && r.unfolded_cells && r.folded == read.folded && r.folds == read.folds;
-                if (!all) break;
-                Isl<isl_set> n = needed_by(r);
-                left = left ? check(isl_set_coalesce(isl_set_union(left.release(), n.release())), "the cell's writes") : std::move(n);
-            }
-            checked->second = all && all_written(std::move(left));
-        } catch (const Unsupported &) {
-        }
-        ctx.reset_operations();
-    }
-    // Where the statement's loads together are not shown written, this one alone.
-    if (!checked->second && !all_written(needed_by(read))) return false;
+    auto alike = [&](const Statement::Read &r) { return r.unfolded_cells && r.folded == read.folded && r.folds == read.folds; };
+    if (!reads_written(ctx, s, read, rows->cells, rows->written_for, alike, needed_by)) return false;
     const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
     sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
     sources.point_of = rows->func;
+    return true;
+}
+
+/** The sources of a read of storage (not folded) that its writers fill, in each of its
+ * allocations, before any load of it there: the writers leave the reader's loops right
+ * after the allocation's, at an earlier place in its body (a Func computed at a loop of
+ * its consumer, or at the root, then read). Every write of the allocation then comes
+ * before every read of it, and where all of them store final values of one Func, each
+ * cell at a point that the allocation and the cell determine, a read gets its point's
+ * value if some write of the allocation writes its cell; which one wrote it last does not
+ * matter. The maximum over the cells' writes instead splits on every boundary of the
+ * writers' loops (a vector loop's shifted tail, the steady state of a boundary
+ * condition), and can grow past the limit. False, `sources` untouched, where the storage
+ * is not of this form or a check fails. */
+bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const Statement::Read &read,
+                                const std::vector<const Statement *> &writers, const Isl<isl_set> &hull, LastWriterCache &cache,
+                                ReadSources &sources) {
+    if (read.unfolded_cells) return false;
+    const int allocation = writers.front()->loops_around_storage;
+    for (const Statement *w : writers)
+        if (!w->cells || !w->cell_coordinates || !w->coordinates || w->unfolded_cells || w->loops_around_storage != allocation ||
+            !w->provenance || !final_value(*w->provenance) || w->provenance->func != writers.front()->provenance->func ||
+            shared_loops(s, *w) != size_t(allocation) || w->positions[size_t(allocation)] >= s.positions[size_t(allocation)])
+            return false;
+    std::vector<int> shared;
+    for (int k = 0; k < allocation; k++) shared.push_back(k);
+    std::shared_ptr<LastWriterCache::Allocation> &entry = cache.allocations[read.buffer];
+    if (!entry) {
+        entry = std::make_shared<LastWriterCache::Allocation>();
+        ctx.reset_operations();
+        try {
+            // The point of each cell, from the first writer's cells and points without its
+            // domain (with it, the function takes on the pieces of the writer's loops); then
+            // every writer's points, on its domain, must be those.
+            Isl<isl_map> point = check(isl_map_apply_range(isl_map_reverse(keyed(writers.front()->cell_coordinates, shared).release()),
+                                                           writers.front()->coordinates.copy()),
+                                       "the points of the cells");
+            point = check(isl_map_set_tuple_id(point.release(), isl_dim_out, isl_map_get_tuple_id(writers.front()->writes.get(), isl_dim_out)),
+                          "the points of the cells");
+            point = check(isl_map_coalesce(isl_map_intersect_params(point.release(), hull.copy())), "the points of the cells");
+            if (isl_map_is_single_valued(point.get()) != isl_bool_true) throw Unsupported("a cell holds several points");
+            for (const Statement *w : writers) {
+                ctx.reset_operations();
+                const Isl<isl_map> key = keyed(w->cells, shared);
+                Isl<isl_map> stored = check(isl_map_intersect_params(w->writes.copy(), hull.copy()), "the points of the cells");
+                if (isl_map_is_subset(stored.get(), check(isl_map_apply_range(key.copy(), point.copy()), "the points of the cells").get()) !=
+                    isl_bool_true)
+                    throw Unsupported("the writers store other points into one cell");
+                Isl<isl_set> cells = check(isl_set_coalesce(isl_set_intersect_params(isl_map_range(key.copy()), hull.copy())),
+                                           "the cells of an allocation");
+                entry->cells.push_back(check(isl_set_coalesce(isl_set_gist_params(cells.release(), hull.copy())), "the cells of an allocation"));
+            }
+            entry->point = std::move(point);
+            entry->func = writers.front()->provenance->func.get();
+        } catch (const Unsupported &u) {
+            entry->failed = u.what();
+        }
+        ctx.reset_operations();
+    }
+    if (!entry->failed.empty()) return false;
+    // The pairs (allocation, cell) the reads need.
+    auto needed_by = [&](const Statement::Read &r) {
+        Isl<isl_map> n = check(isl_map_intersect_domain(keyed(r.cells, shared).release(),
+                                                        isl_set_intersect_params(isl_map_domain(r.cells.copy()), hull.copy())),
+                               "the cell's writes");
+        return check(isl_set_coalesce(isl_map_range(n.release())), "the cell's writes");
+    };
+    auto alike = [&](const Statement::Read &r) { return r.cells && !r.unfolded_cells; };
+    if (!reads_written(ctx, s, read, entry->cells, entry->written_for, alike, needed_by)) return false;
+    sources.point = simplified_on(check(isl_map_apply_range(keyed(read.cells, shared).release(), entry->point.copy()), "the point read"),
+                                  s.domain);
+    sources.point_of = entry->func;
     return true;
 }
 
@@ -567,8 +661,20 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
         // For each writer: the pairs (reader instance, writer instance) on one cell, in the
         // same allocation of the storage and the same iteration of the parallel loops around
         // both (the writes of other iterations are races).
+        // (Made where a parallel loop needs them, else when the last writers are computed
+        // from them.)
         ctx.reset_operations();
         std::vector<std::pair<const Statement *, Isl<isl_map>>> candidates;
+        auto pairs_of = [&](const Statement &w) {
+            // Under the context's hull (what holds for its parameters holds for the
+            // context's; the context's pieces would multiply the pairs'), but races under
+            // the context itself (a race is a counterexample).
+            Isl<isl_map> pairs = check(isl_map_apply_range(read.cells.copy(), isl_map_reverse(w.cells.copy())), "the writes of a cell");
+            pairs = check(isl_map_intersect_params(pairs.release(), hull.copy()), "the writes of a cell");
+            for (int k = 0; k < w.loops_around_storage; k++)
+                pairs = check(isl_map_equate(pairs.release(), isl_dim_in, k, isl_dim_out, k), "one allocation");
+            return pairs;
+        };
         for (const Statement *w : writers) {
             if (!w->cells) {
                 sources.unknown = "the cells statement S" + std::to_string(w->id) + " writes in " + read.buffer +
@@ -578,12 +684,13 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
             const size_t shared = shared_loops(s, *w);
             const int allocation = w->loops_around_storage;
             if (size_t(allocation) > shared) throw Unsupported("the storage " + read.buffer + " is allocated inside a loop the reader is not in");
-            // Under the context's hull (what holds for its parameters holds for the
-            // context's; the context's pieces would multiply the pairs'), but races under
-            // the context itself (a race is a counterexample).
-            Isl<isl_map> pairs = check(isl_map_apply_range(read.cells.copy(), isl_map_reverse(w->cells.copy())), "the writes of a cell");
-            pairs = check(isl_map_intersect_params(pairs.release(), hull.copy()), "the writes of a cell");
-            for (int k = 0; k < allocation; k++) pairs = check(isl_map_equate(pairs.release(), isl_dim_in, k, isl_dim_out, k), "one allocation");
+            bool parallel = false;
+            for (size_t k = size_t(allocation); k < shared; k++) parallel = parallel || s.parallel[k];
+            if (!parallel) {
+                candidates.emplace_back(w, Isl<isl_map>());
+                continue;
+            }
+            Isl<isl_map> pairs = pairs_of(*w);
             for (size_t k = size_t(allocation); k < shared; k++) {
                 if (!s.parallel[k]) continue;
                 Isl<isl_map> same_outside = check(isl_map_intersect_params(pairs.copy(), nest.context.copy()), "another iteration");
@@ -598,13 +705,18 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
             candidates.emplace_back(w, std::move(pairs));
         }
         if (!sources.unknown.empty()) continue;
-        // Folded storage: first by rows, then through the unfolded cells, each with a
-        // budget of its own.
+        // Folded storage by rows, storage filled before it is read, then folded storage
+        // through the unfolded cells, each with a budget of its own.
         ctx.reset_operations();
         try {
             if (last_writers_by_rows(ctx, s, read, writers, tdims, schedule, reader_schedule, hull, *cache, sources)) continue;
         } catch (const Unsupported &u) {
             (void)u;
+        }
+        ctx.reset_operations();
+        try {
+            if (last_writers_in_allocation(ctx, s, read, writers, hull, *cache, sources)) continue;
+        } catch (const Unsupported &) {
         }
         ctx.reset_operations();
         try {
@@ -615,6 +727,7 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
         ctx.reset_operations();
         Isl<isl_map> times;
         for (auto &[w, pairs] : candidates) {
+            if (!pairs) pairs = pairs_of(*w);
             const Isl<isl_map> writer_schedule = schedule(*w);
             pairs = check(isl_map_intersect(pairs.release(), isl_map_lex_gt_map(reader_schedule.copy(), writer_schedule.copy())),
                           "the earlier writes of a cell");

@@ -62,6 +62,8 @@ struct LastWriterCache {
     struct Rows;
     std::map<std::string, std::shared_ptr<Entry>> entries;
     std::map<std::string, std::shared_ptr<Rows>> rows;
+    struct Allocation;
+    std::map<std::string, std::shared_ptr<Allocation>> allocations;
 };
 
 /** The sources of each load of statement `s` from storage that a store of the nest writes

@@ -622,7 +622,7 @@ private:
      * instance of `domain`, and the instances where a cell lies outside the storage's
      * region. */
     struct Access {
-        Isl<isl_map> cells, unfolded_cells, unfolded_coordinates;
+        Isl<isl_map> cells, cell_coordinates, unfolded_cells, unfolded_coordinates;
         std::vector<int> folded;  // the dimensions of unfolded_cells taken modulo a fold
         std::vector<long> folds;  // their folds (0: not a constant)
         Isl<isl_set> outside;
@@ -677,8 +677,8 @@ private:
                 const Layout &layout = layouts_.at(buffer);
                 if (layout.position.empty() && layout.flat_size.defined()) {
                     const Isl<isl_pw_aff> flat = affine.expr(lane_of(expand(index)));
-                    a.cells = check(isl_map_intersect_domain(isl_map_from_pw_aff(flat.copy()), domain.copy()), "the cells");
-                    a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
+                    a.cell_coordinates = check(isl_map_set_tuple_name(isl_map_from_pw_aff(flat.copy()), isl_dim_out, buffer.c_str()), "the cells");
+                    a.cells = check(isl_map_intersect_domain(a.cell_coordinates.copy(), domain.copy()), "the cells");
                     a.outside = check(isl_set_intersect(outside_range(affine, flat, flat, affine.expr(layout.flat_size)).release(),
                                                         domain.copy()),
                                       "the cells outside");
@@ -733,8 +733,9 @@ private:
                     Isl<isl_map> m = check(isl_map_from_pw_aff(c.copy()), "a cell");
                     a.cells = a.cells ? check(isl_map_flat_range_product(a.cells.release(), m.release()), "a cell") : std::move(m);
                 }
-                a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
                 a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
+                a.cell_coordinates = a.cells;
+                a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
                 a.unfolded_coordinates = unfolded(buffer, coords, affs, affine);
                 if (a.unfolded_coordinates)
                     a.unfolded_cells = check(isl_map_intersect_domain(a.unfolded_coordinates.copy(), domain.copy()), "the unfolded cells");
@@ -818,6 +819,7 @@ private:
             }
         } catch (const Unsupported &u) {
             a.cells = Isl<isl_map>();
+            a.cell_coordinates = Isl<isl_map>();
             a.unfolded_cells = Isl<isl_map>();
             a.unfolded_coordinates = Isl<isl_map>();
             a.folded.clear();
@@ -852,6 +854,7 @@ private:
     void cells(const Store *s, Affine &affine, Statement &st) {
         Access w = access(s->buffer, s->index, affine, st.domain);
         st.cells = std::move(w.cells);
+        st.cell_coordinates = std::move(w.cell_coordinates);
         st.unfolded_cells = std::move(w.unfolded_cells);
         st.unfolded_coordinates = std::move(w.unfolded_coordinates);
         st.folded = std::move(w.folded);

@@ -78,6 +78,9 @@ struct Statement {
      * Null if not modelled, with the reason in `cells_unmodelled`. */
     Isl<isl_map> cells;
     std::string cells_unmodelled;
+    /** The same cells without the domain (as `coordinates` for `writes`); null where
+     * `cells` is. */
+    Isl<isl_map> cell_coordinates;
     /** Where some dimension of the storage is folded (a coordinate taken modulo the fold):
      * the same cells before the modulo, which tell apart the points that share a cell. Null
      * if no dimension is folded, or if not modelled. */

@@ -876,13 +876,16 @@ struct WindowRead {
     Isl<isl_set> window;
     std::vector<ReadSources> sources;
 
-    /** The instances of statement s that write the value a window point keeps. */
+    /** The instances of statement s that write the value a window point keeps (all of
+     * them where the last writers say only which point's value each point holds). */
     Isl<isl_set> kept_from(const Statement &s) const {
         Isl<isl_set> kept = check(isl_set_empty(isl_set_get_space(s.domain.get())), "the kept values");
-        for (const ReadSources &rs : sources)
+        for (const ReadSources &rs : sources) {
+            if (rs.point && rs.sources.empty() && s.store->buffer == rs.read->buffer) return s.domain;
             for (const Source &src : rs.sources)
                 if (src.writer == &s)
                     kept = check(isl_set_union(kept.release(), isl_map_range(src.instances.copy())), "the kept values");
+        }
         return kept;
     }
 };
@@ -932,9 +935,21 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
                                   "the window's points");
     for (int k = 0; k < out.dimensions; k++) at_point = check(isl_map_equate(at_point.release(), isl_dim_in, k, isl_dim_out, k), "the window's points");
     at_point = check(isl_map_set_tuple_id(at_point.release(), isl_dim_out, Recurrence::func_id(ctx.get(), *p.output)), "the window's points");
-    const Isl<isl_map> expected = check(isl_map_apply_range(at_point.release(), r.final_names().release()), "the final values");
+    const Isl<isl_map> expected = check(isl_map_apply_range(at_point.copy(), r.final_names().release()), "the final values");
     for (const ReadSources &rs : read.sources) {
         if (!rs.unknown.empty()) throw Unsupported(rs.unknown);
+        if (rs.point) {
+            // Every point of the window is written, with the final value of the point
+            // rs.point names (last_writers): that must be its own.
+            if (rs.point_of != p.output.get()) throw Unsupported("the output " + out.name + " holds another Func's values");
+            Isl<isl_map> wrong = check(isl_map_subtract(isl_map_intersect_domain(rs.point.copy(), window.copy()), at_point.copy()),
+                                       "the values held");
+            wrong = check(isl_map_intersect_params(wrong.release(), nest.context.copy()), "the values held");
+            if (isl_map_is_empty(wrong.get()) == isl_bool_true) continue;
+            const Isl<isl_set> where = check(isl_map_domain(wrong.release()), "the values held");
+            return {Verdict::Refuted, "after the pipeline, the output " + out.name + " holds, at " + describe_sample(where) +
+                                          ", the final value of another point"};
+        }
         const Isl<isl_set> unwritten = check(isl_set_intersect_params(rs.unwritten.copy(), nest.context.copy()), "the unwritten points");
         if (isl_set_is_empty(unwritten.get()) != isl_bool_true)
             return {Verdict::Refuted, "no store writes the output " + out.name + " at " + describe_sample(unwritten)};
