@@ -250,6 +250,52 @@ constexpr int kMaxShiftPartitionAccesses = 4;
 
 Expr floor_div(const Expr &a, int64_t b) { return Div::make(a, IntImm::make(a.type(), b)); }  // Euclidean, b > 0
 
+/** The bounds of a loop's steady state, from the conditions c * v + r >= 0 (c a constant)
+ * that must hold there for every value of the inner loops: a term (c, min(r)) each. Terms
+ * with the same c whose min(r) differ by a constant are one: v >= -floor(min(r) / c) for
+ * c > 0, and v <= floor(min(r) / -c) for c < 0, are both tightest for the smallest min(r)
+ * (the taps of a stencil, x - 1, x and x + 1 clamped to one range, give one bound, not a
+ * max of three quotients that the code computes and the validator splits into cases). */
+class SteadyBounds {
+public:
+    void add(int64_t coef, const Expr &rmin) {
+        std::vector<Term> &terms = coef > 0 ? lower_ : upper_;
+        for (Term &t : terms) {
+            if (t.coef != coef) continue;
+            if (const IntImm *k = as<IntImm>(analysis::simplify_index(Sub::make(rmin, t.rmin)))) {
+                if (k->value < 0) t.rmin = rmin;
+                return;
+            }
+        }
+        terms.push_back({coef, rmin});
+    }
+    /** The steady state's first iteration (undefined if unbounded below). */
+    Expr lo() const {
+        Expr lo;
+        for (const Term &t : lower_) {
+            Expr bound = saturate_to_int32(analysis::simplify_index(Sub::make(IntImm::make(Int(64), 0), floor_div(t.rmin, t.coef))));
+            lo = lo.defined() ? Max::make(lo, bound) : bound;
+        }
+        return lo;
+    }
+    /** Its last iteration (undefined if unbounded above). */
+    Expr hi() const {
+        Expr hi;
+        for (const Term &t : upper_) {
+            Expr bound = saturate_to_int32(analysis::simplify_index(floor_div(t.rmin, -t.coef)));
+            hi = hi.defined() ? Min::make(hi, bound) : bound;
+        }
+        return hi;
+    }
+
+private:
+    struct Term {
+        int64_t coef;
+        Expr rmin;
+    };
+    std::vector<Term> lower_, upper_;
+};
+
 /** The steady state's body: the guards that hold dropped, the clamps that do not clamp
  * replaced by their value. */
 class DropGuards : public IRMutator {
@@ -305,11 +351,11 @@ protected:
             return IRMutator::visit(op, self);
         FindGuards find(op->name, op->body);
         find.include(op->body);
-        Expr lo, hi;  // the steady state is [lo, hi] (either side may be unbounded)
-        // Narrows [lo, hi] to where `condition` holds for every iteration of the inner
+        SteadyBounds bounds;  // the steady state's
+        // Narrows `steady` to where `condition` holds for every iteration of the inner
         // loops; false if the condition is not of a form that can be solved.
         auto holds_in_steady_state = [&](const Expr &condition, const std::vector<std::pair<std::string, Interval>> &inner,
-                                         Expr &new_lo, Expr &new_hi) {
+                                         SteadyBounds &steady) {
             // In 64 bits: the condition may hold constants near the ends of int32.
             const Expr d = analysis::nonnegative_difference(condition);
             int64_t coef;
@@ -321,15 +367,7 @@ protected:
             if (!r.min.defined() || uses_var(r.min, op->name)) return false;
             for (const std::string &name : find.defined)
                 if (uses_var(r.min, name)) return false;  // not known outside the loop
-            if (coef > 0) {
-                // v >= ceil(-rmin / coef) = -floor(rmin / coef)
-                Expr bound = saturate_to_int32(
-                    analysis::simplify_index(Sub::make(IntImm::make(Int(64), 0), floor_div(r.min, coef))));
-                new_lo = new_lo.defined() ? Max::make(new_lo, bound) : bound;
-            } else {
-                Expr bound = saturate_to_int32(analysis::simplify_index(floor_div(r.min, -coef)));
-                new_hi = new_hi.defined() ? Min::make(new_hi, bound) : bound;
-            }
+            steady.add(coef, r.min);
             return true;
         };
         // The copies of an unrolled loop share their body's nodes (each copy is a let of
@@ -338,22 +376,21 @@ protected:
         // every copy; a refused node keeps its guard or clamp everywhere.
         std::set<const IfThenElse *> drop, kept;
         for (const Guard &g : find.guards)
-            (holds_in_steady_state(g.condition, g.inner_loops, lo, hi) ? drop : kept).insert(g.node);
+            (holds_in_steady_state(g.condition, g.inner_loops, bounds) ? drop : kept).insert(g.node);
         for (const IfThenElse *n : kept) drop.erase(n);
         std::map<const ExprNode *, Expr> unclamped;
         std::set<const ExprNode *> refused, peeled_in_clamp;
         if (find.has_vector_loop && boundary_depth_ == 0) {
             for (const Clamp &c : find.clamps) {
-                Expr l = lo, h = hi;
-                bool ok = holds_in_steady_state(c.lower, c.inner_loops, l, h) &&
-                          holds_in_steady_state(c.upper, c.inner_loops, l, h);
-                for (const Expr &cond : c.inner_conditions) ok = ok && holds_in_steady_state(cond, c.inner_loops, l, h);
+                SteadyBounds b = bounds;
+                bool ok = holds_in_steady_state(c.lower, c.inner_loops, b) && holds_in_steady_state(c.upper, c.inner_loops, b);
+                for (const Expr &cond : c.inner_conditions) ok = ok && holds_in_steady_state(cond, c.inner_loops, b);
                 if (!ok) {
                     refused.insert(c.node);
                     for (const auto &inner : c.inner_mins) refused.insert(inner.first);
                     continue;
                 }
-                lo = l, hi = h;
+                bounds = std::move(b);
                 unclamped[c.node] = c.value;
                 for (const auto &[node, a] : c.inner_mins) {
                     unclamped[node] = a;
@@ -364,17 +401,18 @@ protected:
         if (find.has_vector_loop && !find.has_serial_loop && memory_accesses(op->body) <= kMaxShiftPartitionAccesses) {
             for (const FindGuards::ShiftMin &m : find.shift_mins) {
                 if (peeled_in_clamp.count(m.node)) continue;  // solved with its clamp
-                Expr l = lo, h = hi;
-                if (!holds_in_steady_state(m.condition, m.inner_loops, l, h)) {
+                SteadyBounds b = bounds;
+                if (!holds_in_steady_state(m.condition, m.inner_loops, b)) {
                     refused.insert(m.node);
                     continue;
                 }
-                lo = l, hi = h;
+                bounds = std::move(b);
                 unclamped[m.node] = m.value;
             }
         }
         for (const ExprNode *n : refused) unclamped.erase(n);
         if (drop.empty() && unclamped.empty()) return IRMutator::visit(op, self);
+        Expr lo = bounds.lo(), hi = bounds.hi();  // the steady state is [lo, hi] (either side may be unbounded)
         if (testing::injects(testing::Mutation::ClampPeeledOneIterationEarly) && !unclamped.empty() && lo.defined())
             lo = Sub::make(lo, IntImm::make(lo.type(), 1));
         if (testing::injects(testing::Mutation::GuardPeeledOneIterationLate) && !drop.empty() && hi.defined())

@@ -148,6 +148,9 @@ struct LastWriterCache::Rows {
     int loops = 0;       // the outer loops that determine the rows (a row iteration: theirs)
     Isl<isl_map> last;   // { row -> T' }: the last iteration that writes the row
     Isl<isl_map> next;   // { row -> T' }: the first iteration from then on that writes another row into its cells
+    /** Where `next` is past the limit (null): per writer, { row -> T' }, the iterations
+     * that write another row into the row's cells, from its last on. */
+    std::vector<Isl<isl_map>> other_writes;
     Isl<isl_map> point;  // { key -> F[x] }: as Entry::point (required here)
     const ir::FunctionData *func = nullptr;
     /** Per writer: { W[j] -> T' } (its row iteration), { W[j] -> key } (its cell), and
@@ -391,10 +394,18 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
             Isl<isl_map> after;  // { row -> T' }: iterations from the row's last on that write another row into its cells
             for (size_t k = 0; k < writers.size(); k++) {
                 Isl<isl_map> t = check(isl_map_apply_range(others.copy(), writes[k].copy()), "the other rows");
-                t = check(isl_map_intersect(t.release(), from_last.copy()), "the other rows");
+                t = check(isl_map_coalesce(isl_map_intersect(t.release(), from_last.copy())), "the other rows");
+                rows->other_writes.push_back(t);
                 after = after ? check(isl_map_union(after.release(), t.release()), "the other rows") : std::move(t);
             }
-            rows->next = lexmin_by_pieces(after);
+            // Their first, once for all reads, with a budget of its own; past it, each read
+            // is compared with each writer's (2).
+            ctx.reset_operations();
+            try {
+                rows->next = lexmin_by_pieces(after);
+                rows->other_writes.clear();
+            } catch (const Unsupported &) {
+            }
         } catch (const Unsupported &u) {
             rows->failed = u.what();
         }
@@ -411,8 +422,22 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
         return false;
     if (any_on_diagonal(check(isl_map_lex_le_map(read_iteration.copy(), last.copy()), "the rows' last writes"))) return false;
     // (2) no other row into the same cells until the read's iteration.
-    Isl<isl_map> next = check(isl_map_apply_range(read_row.copy(), rows->next.copy()), "the other rows");
-    if (any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"))) return false;
+    if (rows->next) {
+        Isl<isl_map> next = check(isl_map_apply_range(read_row.copy(), rows->next.copy()), "the other rows");
+        if (any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"))) return false;
+    } else {
+        // { S -> T' }: the iterations up to the read's (from the row's last on).
+        const Isl<isl_map> until = check(isl_map_lex_ge_map(read_iteration.copy(), isl_map_identity(isl_space_map_from_set(
+                                                                                        isl_space_range(isl_map_get_space(read_iteration.get()))))),
+                                         "the other rows");
+        for (const Isl<isl_map> &w : rows->other_writes) {
+            ctx.reset_operations();
+            Isl<isl_map> between = check(isl_map_apply_range(read_row.copy(), w.copy()), "the other rows");
+            between = check(isl_map_intersect_domain(between.release(), isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy())),
+                            "the other rows");
+            if (!is_empty(check(isl_map_intersect(between.release(), until.copy()), "the other rows"))) return false;
+        }
+    }
     // (3) the cell written in that iteration: the pairs (iteration, cell) the reads need.
     auto needed_by = [&](const Statement::Read &r) {
         Isl<isl_map> l = check(isl_map_apply_range(row_of(r.unfolded_cells).release(), rows->last.copy()), "the rows' last writes");
