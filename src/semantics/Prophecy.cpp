@@ -144,7 +144,7 @@ void ProphecyChecker::compare(const std::string &buffer, int64_t index, const Pr
             msg << (i ? ", " : "") << prov.rvars[i].first << " = " << rvars[i];
         msg << ")";
     }
-    msg << " has the value " << scalar_to_string(f->type, expected) << " in the reference semantics";
+    msg << " has the value " << scalar_to_string(f->type, expected) << " " << kProphecyMismatch;
     if (type != f->type) msg << " (" << scalar_to_string(type, want) << " as " << type.to_string() << ")";
     fail(pipeline_, msg.str());
 }

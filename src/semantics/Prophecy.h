@@ -60,6 +60,10 @@ using ir::Scalar;
  * true/false, floats with enough digits to round-trip (float32 with an "f" suffix). */
 std::string scalar_to_string(Type t, Scalar v);
 
+/** Words that the report of a mismatch (rule 3 or 4) has and no other report of the
+ * check has: how a caller tells a store of a wrong value from a malformed annotation. */
+inline const char *const kProphecyMismatch = "in the reference semantics";
+
 struct ProphecyStats {
     int64_t checked = 0;        // stores compared with the reference when executed (rule 3)
     int64_t final_checked = 0;  // last stores of RDom updates compared afterwards (rule 4)

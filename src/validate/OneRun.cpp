@@ -134,9 +134,12 @@ std::string replay(const LoweredPipeline &p, const OneRun &run) {
                 continue;
             }
             std::vector<int> sizes;
+            int64_t elements = 1;
             for (int d = 0; d < a.dimensions; d++) {
                 auto e = run.values.find(a.name + ".extent." + std::to_string(d));
                 sizes.push_back(e == run.values.end() ? 1 : int(e->second));
+                elements *= std::max(sizes.back(), 1);
+                if (elements > kMaxReplayElements) return "";  // the run shows nothing in time
             }
             std::shared_ptr<ir::BufferData> b = tessera::detail::make_buffer(a.type, sizes, a.name);
             for (int d = 0; d < a.dimensions; d++)
@@ -147,13 +150,17 @@ std::string replay(const LoweredPipeline &p, const OneRun &run) {
         }
         semantics::RunOptions options;
         options.max_stores = kMaxReplayStores;
+        options.prophecy = true;
         semantics::run(p, args, options);
     } catch (const InternalError &e) {
         // What the run shows of memory: a value of memory no store wrote in the window
         // (or an index or a condition computed from it), or an access outside its
-        // storage.
+        // storage; and of values, a store of another value than the reference
+        // interpreter's at the point its annotation names (the prophecy check).
         const std::string what = e.what();
-        if (what.find("poison") != std::string::npos || what.find("out of bounds") != std::string::npos) return what;
+        if (what.find("poison") != std::string::npos || what.find("out of bounds") != std::string::npos ||
+            what.find(semantics::kProphecyMismatch) != std::string::npos)
+            return what;
     } catch (const std::exception &) {
         // An entry check the run fails, the work limit, an argument the run cannot make:
         // the run shows nothing.

@@ -37,12 +37,15 @@ std::optional<OneRun> at_one_run(const ir::LoweredPipeline &p, const StructureOp
 /** The most element stores a replay runs: the IR interpreter is slow, and a run that
  * would take longer shows nothing. */
 constexpr int64_t kMaxReplayStores = 4'000'000;
+/** The most elements of a buffer a replay allocates. */
+constexpr int64_t kMaxReplayElements = 4'000'000;
 
 /** Runs `p` by the IR interpreter at `run` (buffers of the run's shapes, inputs filled
  * with a fixed pattern, the other Params at their current values; the output starts
- * poisoned). Returns the interpreter's report if the run shows memory no store wrote
- * reaching the output window (or an index or condition computed from it), or an access
- * outside its storage; else "". */
+ * poisoned), with the prophecy check (src/semantics/Prophecy.h). Returns the
+ * interpreter's report if the run shows memory no store wrote reaching the output window
+ * (or an index or condition computed from it), an access outside its storage, or a store
+ * of another value than the reference semantics defines at its point; else "". */
 std::string replay(const ir::LoweredPipeline &p, const OneRun &run);
 
 }  // namespace tessera::validator

@@ -20,7 +20,9 @@
 // make a pipeline Proved as a whole, are the translation validator's next part
 // (docs/validation.md).
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,9 @@ struct StructureReport {
     std::vector<std::string> unmodelled;
     /** Assertions left out of the parameters' context. */
     std::vector<std::string> unmodelled_assertions;
+    /** Where the value check refuted a store: the integer parameters of its
+     * counterexample that the solver's model gives (the run to replay it at). */
+    std::map<std::string, int64_t> values_run;
 };
 
 struct LoopNest;

@@ -225,6 +225,20 @@ ValidationReport validate_lowered(const LoweredPipeline &code, const StructureOp
     r.checks.push_back(named("races", s.races));
     r.checks.push_back(named("bounds", s.bounds));
     r.checks.push_back(named("values", s.values));
+    // A store the value check refutes, replayed: the IR interpreter runs the code at the
+    // counterexample's sizes and parameters, and its prophecy check compares every store
+    // with the reference interpreter (with the inputs filled with a pattern, not the
+    // counterexample's values, the run may not show the difference).
+    if (s.values.verdict == Verdict::Refuted && !s.values_run.empty()) {
+        OneRun run;
+        run.values = s.values_run;
+        const std::string shown = replay(p, run);
+        r.checks[3].detail += shown.empty() ? "; the IR interpreter, run at those sizes and parameters with the inputs filled "
+                                              "with a fixed pattern, does not show it (it needs other input values, or the "
+                                              "run is too large to replay)"
+                                            : "; confirmed by the IR interpreter, run at those sizes and parameters with the "
+                                              "inputs filled with a fixed pattern: " + shown;
+    }
     // What the model left out at every run may be readable at one: a check that run
     // refutes is refuted (the run is the counterexample); what it proves is not kept,
     // since it holds for that run only.

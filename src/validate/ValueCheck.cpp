@@ -374,6 +374,14 @@ private:
     bool uninterpreted_ = false;
 };
 
+/** A bit-vector numeral of the model as the value of integer type t (sign-extended for a
+ * signed type). */
+int64_t integer_of(const z3::expr &value, Type t) {
+    const uint64_t bits = value.get_numeral_uint64();
+    const int n = t.bits;
+    return t.is_int() && n < 64 ? int64_t(bits << (64 - n)) >> (64 - n) : int64_t(bits);
+}
+
 std::string model_values(const z3::model &m, const std::map<std::string, std::pair<z3::expr, Type>> &vars) {
     std::ostringstream o;
     bool first = true;
@@ -382,14 +390,24 @@ std::string model_values(const z3::model &m, const std::map<std::string, std::pa
         o << (first ? "" : ", ") << name << " = ";
         first = false;
         if (v.second.is_bool()) o << (value.is_true() ? "true" : "false");
-        else if (value.is_numeral()) {
-            const uint64_t bits = value.get_numeral_uint64();
-            const int n = v.second.bits;
-            if (v.second.is_int()) o << (n == 64 ? int64_t(bits) : int64_t(bits << (64 - n)) >> (64 - n));
-            else o << bits;
-        } else o << value;
+        else if (value.is_numeral() && v.second.is_int()) o << integer_of(value, v.second);
+        else if (value.is_numeral()) o << value.get_numeral_uint64();
+        else o << value;
     }
     return o.str();
+}
+
+/** The integer parameters of the nest (of at most 32 bits) that the model gives values. */
+std::map<std::string, int64_t> model_parameters(const z3::model &m, const std::map<std::string, std::pair<z3::expr, Type>> &vars,
+                                                const std::map<std::string, Type> &parameters) {
+    std::map<std::string, int64_t> values;
+    for (const auto &[name, v] : vars) {
+        auto it = parameters.find(name);
+        if (it == parameters.end() || !(it->second.is_int() || it->second.is_uint()) || it->second.bits > 32) continue;
+        const z3::expr value = m.eval(v.first, true);
+        if (value.is_numeral()) values[name] = integer_of(value, v.second);
+    }
+    return values;
 }
 
 /** An isl relation (or set, as a relation from nothing) as a Z3 formula: a disjunction over
@@ -977,7 +995,8 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
 
 }  // namespace
 
-CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest, unsigned rlimit) {
+CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest, unsigned rlimit,
+                         std::map<std::string, int64_t> *run) {
     const PipelineArgument *out = nullptr;
     for (const PipelineArgument &a : p.args)
         if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
@@ -1369,6 +1388,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                         throw Unsupported(found + ", when floats and intrinsics are taken as uninterpreted operations "
                                                   "(which may be a difference only in that model)");
                     refuted = found;
+                    if (run) *run = model_parameters(solver.get_model(), enc.variables(), nest.parameters);
                     break;
                 }
                 default: throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() + ")");

@@ -1,12 +1,11 @@
 #pragma once
-// The value check, first part: for a pipeline whose output stores compute their values from
-// the inputs alone (every other Func inlined), each store to the output writes, at the cell
-// of the point its provenance names, the value the algorithm defines there, for every
-// instance of the store and every parameter value the entry assertions allow. Decided by
+// The value check: each store writes, at the cell of the point its provenance names, the
+// value the algorithm defines there (the output's into that point's cell), for every
+// instance of the store and every parameter value the entry assertions allow, given the
+// values its loads read (from their last writers: src/validate/LastWriter.h). Decided by
 // Z3 on bit-vectors with Tessera's semantics (src/validate/Smt.h): the inputs are
 // uninterpreted functions of their coordinates, the algorithm's Funcs are unfolded into
-// their definitions. Integers and bools only for now; floats, updates, intrinsics and
-// values read from intermediate storage answer Unknown.
+// their definitions, floats and intrinsics are uninterpreted operations (docs/validation.md).
 
 #include "ir/LoweredPipeline.h"
 #include "validate/LoopNest.h"
@@ -14,7 +13,9 @@
 
 namespace tessera::validator {
 
-/** `rlimit`: Z3's resource limit per query (deterministic, unlike a timeout). */
-CheckResult check_values(IslContext &ctx, const ir::LoweredPipeline &p, const LoopNest &nest, unsigned rlimit);
+/** `rlimit`: Z3's resource limit per query (deterministic, unlike a timeout). Where a
+ * store is Refuted, `run` (if given) gets the integer parameters of the counterexample. */
+CheckResult check_values(IslContext &ctx, const ir::LoweredPipeline &p, const LoopNest &nest, unsigned rlimit,
+                         std::map<std::string, int64_t> *run = nullptr);
 
 }  // namespace tessera::validator

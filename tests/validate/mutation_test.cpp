@@ -17,7 +17,8 @@
 //
 // The short run (CI) applies to each slow pipeline only the mutants it was built for, at
 // one window size; TESSERA_MUTATION_LONG=1 applies every mutant to every pipeline at more
-// window sizes (other tails, other fold phases).
+// window sizes (other tails, other fold phases). TESSERA_MUTATION_PIPELINE=name runs only
+// that pipeline (to look into one; the rates are then those of its mutants alone).
 
 #include <gtest/gtest.h>
 
@@ -65,6 +66,12 @@ constexpr double kRequiredRefutationRateLongRun = 0.97;
 bool long_run() {
     const char *v = std::getenv("TESSERA_MUTATION_LONG");
     return v && *v && std::string(v) != "0";
+}
+
+/** Whether TESSERA_MUTATION_PIPELINE, if set, names this pipeline. */
+bool selected(const char *pipeline) {
+    const char *v = std::getenv("TESSERA_MUTATION_PIPELINE");
+    return !v || !*v || std::strcmp(v, pipeline) == 0;
 }
 
 /** A pipeline to mutate: its output Func, built fresh for a window size, and what it
@@ -401,6 +408,7 @@ MutationRun run_mutants() {
     const auto start = std::chrono::steady_clock::now();
     MutationRun run;
     for (const MutationPipeline &pipeline : pipelines()) {
+        if (!selected(pipeline.name)) continue;
         const size_t sizes = long_run() ? pipeline.sizes.size() : 1;
         for (size_t si = 0; si < sizes; si++) {
             const std::vector<int> &size = pipeline.sizes[si];

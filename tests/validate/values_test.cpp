@@ -116,22 +116,36 @@ TEST(ValidateValues, AnotherPointsCellIsRefuted) {
 
 TEST(ValidateValues, FloatsAreTheTermsThatComputeThem) {
     // Float operations are uninterpreted: the code is proved when it computes the same
-    // terms as the algorithm (lowering does not reassociate floats), and a difference is
-    // only Unknown (the two terms might be equal as IEEE values).
+    // terms as the algorithm (lowering does not reassociate floats). Other terms may still
+    // be equal as IEEE values: the IR interpreter, replaying runs with the prophecy check,
+    // refutes the code where a run shows a difference, and the verdict is otherwise
+    // Unknown.
     Buffer<float> in(std::vector<int>{16, 16}, "in");
     Var x("x"), y("y");
     Func f("f");
     f(x, y) = sqrt(in(x, y) * 2.0f + in(x + 1, y));
-    ir::LoweredPipeline p = lower::lower(f.data());
+    const ir::LoweredPipeline p = lower::lower(f.data());
     validator::ValidationReport r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
 
-    test::EditStores doubled;
-    doubled.edit = [](const ir::Store *s) {
-        return ir::Store::make(s->buffer, ir::Add::make(s->value, s->value), s->index, s->provenance);
+    auto edited = [&](std::function<Expr(const Expr &)> value) {
+        test::EditStores edit;
+        edit.edit = [&](const ir::Store *s) { return ir::Store::make(s->buffer, value(s->value), s->index, s->provenance); };
+        ir::LoweredPipeline q = p;
+        q.body = edit.mutate(q.body);
+        EXPECT_GE(edit.edited, 1);
+        return q;
     };
-    p.body = doubled.mutate(p.body);
-    r = validator::validate_lowered(p);
+    // v + v: another value (the pattern's inputs make sqrt(...) nonzero).
+    r = validator::validate_lowered(edited([](const Expr &v) { return ir::Add::make(v, v); }));
+    EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
+    EXPECT_NE(r.check("values")->detail.find("run by the IR interpreter"), std::string::npos) << r.to_string();
+    EXPECT_NE(r.check("values")->detail.find("in the reference semantics"), std::string::npos) << r.to_string();
+    // v * 1.0f: another term, the same IEEE value.
+    r = validator::validate_lowered(edited([](const Expr &v) {
+        const Expr one = ir::FloatImm::make(Float(32), 1.0);
+        return ir::Mul::make(v, v.type().lanes == 1 ? one : ir::Broadcast::make(one, v.type().lanes));
+    }));
     EXPECT_EQ(r.verdict, Verdict::Unknown) << r.to_string();
     EXPECT_NE(r.to_string().find("uninterpreted operations"), std::string::npos) << r.to_string();
 }
