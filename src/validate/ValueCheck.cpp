@@ -397,6 +397,36 @@ std::string model_values(const z3::model &m, const std::map<std::string, std::pa
     return o.str();
 }
 
+/** A model of the satisfied `solver` whose integer parameters are small where there is
+ * one (extents from 1 to B, the others within [-B, B], for B = 8, 64, 512 in turn), else
+ * its model: a counterexample that reads like a case a user would try, and that the IR
+ * interpreter can replay. */
+z3::model small_model(z3::solver &solver, const std::map<std::string, std::pair<z3::expr, Type>> &vars,
+                      const std::map<std::string, Type> &parameters) {
+    for (int64_t bound : {8, 64, 512}) {
+        solver.push();
+        for (const auto &[name, v] : vars) {
+            auto it = parameters.find(name);
+            if (it == parameters.end() || !it->second.is_int() || !v.first.is_bv() || v.first.get_sort().bv_size() < 16) continue;
+            z3::context &c = v.first.ctx();
+            const unsigned bits = v.first.get_sort().bv_size();
+            const bool extent = name.find(".extent.") != std::string::npos;
+            solver.add(z3::sge(v.first, c.bv_val(extent ? 1 : -bound, bits)));
+            solver.add(z3::sle(v.first, c.bv_val(bound, bits)));
+        }
+        const z3::check_result r = solver.check();
+        if (r == z3::sat) {
+            z3::model m = solver.get_model();
+            solver.pop();
+            return m;
+        }
+        solver.pop();
+    }
+    // The last check answered another question: check the original again for its model.
+    solver.check();
+    return solver.get_model();
+}
+
 /** The integer parameters of the nest (of at most 32 bits) that the model gives values. */
 std::map<std::string, int64_t> model_parameters(const z3::model &m, const std::map<std::string, std::pair<z3::expr, Type>> &vars,
                                                 const std::map<std::string, Type> &parameters) {
@@ -1375,10 +1405,11 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 switch (solver.check()) {
                 case z3::unsat: break;
                 case z3::sat: {
+                    const z3::model model = small_model(solver, enc.variables(), nest.parameters);
                     const std::string found =
-                        reads_garbage ? what + " stores, for " + model_values(solver.get_model(), enc.variables()) +
+                        reads_garbage ? what + " stores, for " + model_values(model, enc.variables()) +
                                             ", a value that depends on memory no store wrote before, where the output keeps it"
-                                      : what + " stores, for " + model_values(solver.get_model(), enc.variables()) +
+                                      : what + " stores, for " + model_values(model, enc.variables()) +
                                             ", another value than the algorithm defines at its point" +
                                             (to_output ? ", or into another point's cell" : "");
                     if (weakened > 0)
@@ -1388,7 +1419,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                         throw Unsupported(found + ", when floats and intrinsics are taken as uninterpreted operations "
                                                   "(which may be a difference only in that model)");
                     refuted = found;
-                    if (run) *run = model_parameters(solver.get_model(), enc.variables(), nest.parameters);
+                    if (run) *run = model_parameters(model, enc.variables(), nest.parameters);
                     break;
                 }
                 default: throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() + ")");

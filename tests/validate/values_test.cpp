@@ -98,6 +98,8 @@ TEST(ValidateValues, AnotherValueIsRefuted) {
     const validator::ValidationReport r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
     EXPECT_NE(r.to_string().find("another value than the algorithm defines"), std::string::npos) << r.to_string();
+    // Replayed at the counterexample's sizes, the prophecy check sees the value too.
+    EXPECT_NE(r.check("values")->detail.find("confirmed by the IR interpreter"), std::string::npos) << r.to_string();
 }
 
 TEST(ValidateValues, AnotherPointsCellIsRefuted) {
