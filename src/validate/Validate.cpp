@@ -242,20 +242,28 @@ ValidationReport validate_lowered(const LoweredPipeline &code, const StructureOp
     // What the model left out at every run may be readable at one: a check that run
     // refutes is refuted (the run is the counterexample); what it proves is not kept,
     // since it holds for that run only.
-    if (left_out_a_construct(r.checks))
+    // (Where a check reached the operation limit, the model at one run would too: only the
+    // IR interpreter's replay is tried there.)
+    const bool left_out = left_out_a_construct(r.checks);
+    bool unknown = false;
+    for (const NamedCheck &c : r.checks) unknown = unknown || c.verdict == Verdict::Unknown;
+    if (unknown)
         for (RunKind kind : {RunKind::Small, RunKind::Spread, RunKind::Large})
         if (auto run = at_one_run(p, options, kind)) {
-            const StructureReport at_run = check_structure(run->code, options);
-            const CheckResult *found[] = {&at_run.coverage, &at_run.races, &at_run.bounds, &at_run.values};
-            for (size_t i = 0; i < 4; i++)
-                if (r.checks[i].verdict == Verdict::Unknown && found[i]->verdict == Verdict::Refuted) {
-                    r.checks[i].verdict = Verdict::Refuted;
-                    r.checks[i].detail = "at the run with " + run->words + " (where the code's expressions of the sizes are constants): " +
-                                         found[i]->detail;
-                }
+            if (left_out) {
+                const StructureReport at_run = check_structure(run->code, options);
+                const CheckResult *found[] = {&at_run.coverage, &at_run.races, &at_run.bounds, &at_run.values};
+                for (size_t i = 0; i < 4; i++)
+                    if (r.checks[i].verdict == Verdict::Unknown && found[i]->verdict == Verdict::Refuted) {
+                        r.checks[i].verdict = Verdict::Refuted;
+                        r.checks[i].detail = "at the run with " + run->words +
+                                             " (where the code's expressions of the sizes are constants): " + found[i]->detail;
+                    }
+            }
             // Values read from memory no store wrote are not followed through storage by
-            // the value check; the IR interpreter follows them at this run, and checks
-            // every access against its storage.
+            // the value check, nor floats as IEEE values; the IR interpreter follows them at
+            // this run, with the prophecy check, and checks every access against its
+            // storage.
             NamedCheck &bounds = r.checks[2], &values = r.checks[3];
             if (values.verdict == Verdict::Unknown || bounds.verdict == Verdict::Unknown)
                 if (const std::string shown = replay(p, *run); !shown.empty()) {

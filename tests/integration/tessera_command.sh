@@ -88,10 +88,15 @@ if ! "$tessera" validate "$apps/blur/blur.tsr" --max-operations 1000 2>&1 | grep
     expect 2 "--max-operations takes a count" -- "$tessera" validate "$apps/blur/blur.tsr" --max-operations lots
     # matmul's fused parallel loop is modelled as the two loops it fuses; a tiny operation
     # limit gives Unknown, not an error.
-    expect 0 "coverage: Proved" -- "$tessera" validate "$apps/matmul/matmul.tsr"
+    expect 0 "result: Proved" -- "$tessera" validate "$apps/matmul/matmul.tsr"
     expect 0 "the operation limit was reached" -- "$tessera" validate "$apps/matmul/matmul.tsr" --max-operations 1000
     # The demo pipeline (make demo): Halide's unsharp schedule, proved whole (a few minutes).
     expect 0 "unsharp: Proved" -- "$tessera" validate "$apps/unsharp/unsharp.tsr"
+    # The other apps: harris proved whole, the histogram's data-dependent update Unknown
+    # with the reason (every app is Proved or Unknown with a reason, never Refuted).
+    expect 0 "corners: Proved" -- "$tessera" validate "$apps/harris/harris.tsr"
+    expect 0 "values: Unknown (statement S0 (a store of hist to hist.tmp): update 0 of Func hist: the expression in(r.x, r.y) is not affine)" -- \
+        "$tessera" validate "$apps/histogram/histogram.tsr"
     # Assumptions: a race the schedule allows (iterations r >= n all write h(n)) is refuted,
     # and gone under n >= 15; they are listed; contradictory ones are never Proved.
     printf 'input uint16 in[1]\nparam int32 n = 3\nrdom r(0, 16)\nfunc h(x) = uint16(0)\nh(min(r, n)) = in(r)\noutput h\nh.update(0).allow_race_conditions().parallel(r)\n' \
