@@ -162,16 +162,17 @@ struct LastWriterCache::Rows {
     std::map<int, bool> written_for;
 };
 
-/** Storage that every writer fills, in each of its allocations, before any load of it
- * there: last_writers_in_allocation. */
+/** Storage that every writer fills, in each iteration of the loops it shares with a
+ * reader, before any load of it there: last_writers_in_allocation. */
 struct LastWriterCache::Allocation {
     std::string failed;  // why it could not be computed (empty if it was)
     Isl<isl_map> point;  // { key -> F[x] }: as Entry::point (required here)
     const ir::FunctionData *func = nullptr;
-    /** Per writer: { key }, the cells it writes in each allocation (its loops, then the cell). */
+    /** Per writer: { key }, the cells it writes in each iteration (the shared loops, then
+     * the cell). */
     std::vector<Isl<isl_set>> cells;
     /** Per reading statement: whether the cells of all its loads of the storage are written
-     * in their allocation. */
+     * in their iteration. */
     std::map<int, bool> written_for;
 };
 
@@ -454,14 +455,16 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     return true;
 }
 
-/** The sources of a read of storage (not folded) that its writers fill, in each of its
- * allocations, before any load of it there: the writers leave the reader's loops right
- * after the allocation's, at an earlier place in its body (a Func computed at a loop of
- * its consumer, or at the root, then read). Every write of the allocation then comes
- * before every read of it, and where all of them store final values of one Func, each
- * cell at a point that the allocation and the cell determine, a read gets its point's
- * value if some write of the allocation writes its cell; which one wrote it last does not
- * matter. The maximum over the cells' writes instead splits on every boundary of the
+/** The sources of a read of storage (not folded) that its writers fill, in each
+ * iteration of the loops they share with the reader, before any load of it there: the
+ * writers leave the reader's loops right after those (the allocation's, and any serial
+ * loop inside it around both), at an earlier place in its body (a Func computed at a loop
+ * of its consumer, or at the root, then read). Every write of an iteration then comes
+ * after the earlier iterations' and before every read of the iteration, and where all of
+ * them store final values of one Func, each cell at a point that the iteration and the
+ * cell determine, a read gets its point's value if some write of its iteration writes its
+ * cell; which one wrote it last does not matter (a parallel loop among the shared ones:
+ * the other iterations' writes are races, reported apart). The maximum over the cells' writes instead splits on every boundary of the
  * writers' loops (a vector loop's shifted tail, the steady state of a boundary
  * condition), and can grow past the limit. False, `sources` untouched, where the storage
  * is not of this form or a check fails. */
@@ -470,28 +473,41 @@ bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const State
                                 ReadSources &sources) {
     if (read.unfolded_cells) return false;
     const int allocation = writers.front()->loops_around_storage;
+    const size_t loops = shared_loops(s, *writers.front());  // the loops that key the cells
     for (const Statement *w : writers)
         if (!w->cells || !w->cell_coordinates || !w->coordinates || w->unfolded_cells || w->loops_around_storage != allocation ||
             !w->provenance || !final_value(*w->provenance) || w->provenance->func != writers.front()->provenance->func ||
-            shared_loops(s, *w) != size_t(allocation) || w->positions[size_t(allocation)] >= s.positions[size_t(allocation)])
+            shared_loops(s, *w) != loops || w->positions[loops] >= s.positions[loops])
             return false;
     std::vector<int> shared;
-    for (int k = 0; k < allocation; k++) shared.push_back(k);
-    std::shared_ptr<LastWriterCache::Allocation> &entry = cache.allocations[read.buffer];
+    for (int k = 0; k < int(loops); k++) shared.push_back(k);
+    std::shared_ptr<LastWriterCache::Allocation> &entry = cache.allocations[read.buffer + " " + std::to_string(loops)];
     if (!entry) {
         entry = std::make_shared<LastWriterCache::Allocation>();
         ctx.reset_operations();
         try {
             // The point of each cell, from the first writer's cells and points without its
-            // domain (with it, the function takes on the pieces of the writer's loops); then
-            // every writer's points, on its domain, must be those.
-            Isl<isl_map> point = check(isl_map_apply_range(isl_map_reverse(keyed(writers.front()->cell_coordinates, shared).release()),
-                                                           writers.front()->coordinates.copy()),
+            // domain (with it, the function takes on the pieces of the writer's loops), or
+            // with the bounds of as few of its loops as make it a function (a loop over
+            // one row, whose cell coordinate is 0); then every writer's points, on its
+            // domain, must be those.
+            const Statement &first = *writers.front();
+            Isl<isl_map> point;
+            for (size_t k = loops; !point && k <= first.outer_domains.size(); k++) {
+                Isl<isl_map> cells = first.cell_coordinates, points = first.coordinates;
+                if (k > loops) {
+                    const Isl<isl_set> &outer = first.outer_domains[k - 1];
+                    cells = check(isl_map_intersect_domain(cells.release(), outer.copy()), "the points of the cells");
+                    points = check(isl_map_intersect_domain(points.release(), outer.copy()), "the points of the cells");
+                }
+                Isl<isl_map> p = check(isl_map_apply_range(isl_map_reverse(keyed(cells, shared).release()), points.release()),
                                        "the points of the cells");
-            point = check(isl_map_set_tuple_id(point.release(), isl_dim_out, isl_map_get_tuple_id(writers.front()->writes.get(), isl_dim_out)),
+                p = check(isl_map_coalesce(isl_map_intersect_params(p.release(), hull.copy())), "the points of the cells");
+                if (isl_map_is_single_valued(p.get()) == isl_bool_true) point = std::move(p);
+            }
+            if (!point) throw Unsupported("a cell holds several points");
+            point = check(isl_map_set_tuple_id(point.release(), isl_dim_out, isl_map_get_tuple_id(first.writes.get(), isl_dim_out)),
                           "the points of the cells");
-            point = check(isl_map_coalesce(isl_map_intersect_params(point.release(), hull.copy())), "the points of the cells");
-            if (isl_map_is_single_valued(point.get()) != isl_bool_true) throw Unsupported("a cell holds several points");
             for (const Statement *w : writers) {
                 ctx.reset_operations();
                 const Isl<isl_map> key = keyed(w->cells, shared);
@@ -511,7 +527,7 @@ bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const State
         ctx.reset_operations();
     }
     if (!entry->failed.empty()) return false;
-    // The pairs (allocation, cell) the reads need.
+    // The pairs (iteration, cell) the reads need.
     auto needed_by = [&](const Statement::Read &r) {
         Isl<isl_map> n = check(isl_map_intersect_domain(keyed(r.cells, shared).release(),
                                                         isl_set_intersect_params(isl_map_domain(r.cells.copy()), hull.copy())),

@@ -376,9 +376,15 @@ private:
         // (Simplified: X is P + (N - E) as lowering writes it, so that E + X - P is N, and
         // each bound is exact, integer arithmetic on int32 values, as the rest.)
         auto bound = [](const Expr &x) { return analysis::simplify(x); };
-        const std::vector<std::vector<Expr>> parts = {
-            {GE::make(v, M), LT::make(v, bound(Add::make(M, P))), LT::make(v, bound(Add::make(M, X)))},
-            {GE::make(v, E), GE::make(v, bound(Sub::make(E, P))), LT::make(v, bound(Add::make(E, Sub::make(X, P))))}};
+        std::vector<std::vector<Expr>> parts = {{GE::make(v, M), LT::make(v, bound(Add::make(M, P)))},
+                                                {GE::make(v, E), LT::make(v, bound(Add::make(E, Sub::make(X, P))))}};
+        // b < X in the first part, and b >= 0 in the second, are left out where the
+        // others imply them for every value of the loops around (X >= P whenever P > 0,
+        // and P >= 0 whenever X > P, as lowering writes them): each multiplies the
+        // pieces of every domain in the loop, its bounds being nests of min and max.
+        const Expr zero = IntImm::make(t, 0);
+        if (ever(And::make(LT::make(X, P), GT::make(P, zero)))) parts[0].push_back(LT::make(v, bound(Add::make(M, X))));
+        if (ever(And::make(LT::make(P, zero), GT::make(X, P)))) parts[1].push_back(GE::make(v, bound(Sub::make(E, P))));
         for (const std::vector<Expr> &bounds : parts) {
             enter_loop(l->name, false, t);
             conditions_.insert(conditions_.end(), bounds.begin(), bounds.end());
@@ -387,6 +393,22 @@ private:
             leave_loop();
         }
         return true;
+    }
+
+    /** Whether `condition` (of the loops in scope and the parameters) may hold, under the
+     * context's hull: true where that is not decided. */
+    bool ever(const Expr &condition) {
+        ctx_.reset_operations();
+        bool may = true;
+        try {
+            Affine affine(ctx_.get(), "condition", loops_, -1, lets_, nest_.parameters, fused_, &nest_.products);
+            Isl<isl_set> holds = check(isl_set_intersect_params(affine.condition(condition).release(), context_hull().release()),
+                                       "a condition");
+            may = isl_set_is_empty(holds.get()) != isl_bool_true;
+        } catch (const Unsupported &) {
+        }
+        ctx_.reset_operations();
+        return may;
     }
 
     void assertion(const AssertStmt *a) {
