@@ -262,16 +262,23 @@ Isl<isl_map> folding(const Isl<isl_map> &rows, int loops, const std::vector<long
     return check(isl_map_from_multi_aff(f), "the folded rows");
 }
 
-/** The loops shared by a load of folded storage and all its writers that key its cells:
- * those the allocation is in and the parallel loops around both (the rows of a sliding
- * window live across the other loops); false if the writers differ in them. */
-bool folded_key_loops(const Statement &s, const std::vector<const Statement *> &writers, std::vector<int> &shared) {
+/** The loops shared by a load and all its writers that key the cells of their storage,
+ * folded (`folded`) or not, into `shared`: for folded storage, those the allocation is in
+ * and the parallel loops around both (the rows of a sliding window live across the other
+ * loops); otherwise every loop they share. `serial` (if given) says whether a shared
+ * serial loop inside the allocation is among them. False if a writer's cells are not
+ * modelled, or folded otherwise, or if the writers differ in those loops. */
+bool key_loops(const Statement &s, const std::vector<const Statement *> &writers, bool folded, std::vector<int> &shared,
+               bool *serial = nullptr) {
     for (size_t i = 0; i < writers.size(); i++) {
         const Statement &w = *writers[i];
-        if (!w.cells || !w.unfolded_cells) return false;
+        if (!w.cells || bool(w.unfolded_cells) != folded) return false;
         std::vector<int> e;
-        for (size_t k = 0; k < shared_loops(s, w); k++)
-            if (int(k) < w.loops_around_storage || s.parallel[k]) e.push_back(int(k));
+        for (size_t k = 0; k < shared_loops(s, w); k++) {
+            const bool outer = int(k) < w.loops_around_storage || s.parallel[k];
+            if (outer || !folded) e.push_back(int(k));
+            if (serial) *serial = *serial || !outer;
+        }
         if (i > 0 && e != shared) return false;
         shared = std::move(e);
     }
@@ -307,7 +314,7 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
                           ReadSources &sources) {
     if (!read.unfolded_cells || read.folded.empty()) return false;
     std::vector<int> shared;
-    if (!folded_key_loops(s, writers, shared)) return false;
+    if (!key_loops(s, writers, true, shared)) return false;
     for (const Statement *w : writers)
         if (!w->provenance || !final_value(*w->provenance) || w->provenance->func != writers.front()->provenance->func ||
             w->folded != read.folded || w->folds != read.folds)
@@ -566,18 +573,7 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
     const bool folded = bool(read.unfolded_cells);
     std::vector<int> shared;
     bool serial = false;  // whether a shared serial loop inside the allocation is among them
-    for (size_t i = 0; i < writers.size(); i++) {
-        const Statement &w = *writers[i];
-        if (!w.cells || bool(w.unfolded_cells) != folded) return false;
-        std::vector<int> e;
-        for (size_t k = 0; k < shared_loops(s, w); k++) {
-            const bool outer = int(k) < w.loops_around_storage || s.parallel[k];
-            if (outer || !folded) e.push_back(int(k));
-            serial = serial || !outer;
-        }
-        if (i > 0 && e != shared) return false;
-        shared = std::move(e);
-    }
+    if (!key_loops(s, writers, folded, shared, &serial)) return false;
     if (!folded && !serial) return false;
     auto unfolded = [&](const Isl<isl_map> &unfolded_cells, const Isl<isl_map> &cells) { return folded ? unfolded_cells : cells; };
     std::string name = read.buffer;
