@@ -178,6 +178,13 @@ struct LastWriterCache::Allocation {
 
 namespace {
 
+/** The pairs (iteration, cell) a writer writes, `cells`, under the context's hull, with
+ * what the hull implies left out (outside it, no read needs them). */
+Isl<isl_set> written_under(Isl<isl_set> cells, const Isl<isl_set> &hull) {
+    cells = check(isl_set_coalesce(isl_set_intersect_params(cells.release(), hull.copy())), "the cells of an iteration");
+    return check(isl_set_coalesce(isl_set_gist_params(cells.release(), hull.copy())), "the cells of an iteration");
+}
+
 /** Whether the pairs `left` (of an iteration and a cell) all lie in the writers' `cells`:
  * each writer's taken away in turn, the writers with the simplest cells first (the pairs
  * left then get fewer pieces; their union has the pieces of every writer's loops), each
@@ -380,10 +387,7 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
                 ctx.reset_operations();
                 Isl<isl_map> c = check(isl_map_apply_range(isl_map_reverse(rows->iteration[i].copy()), rows->keys[i].copy()),
                                        "the cells of an iteration");
-                Isl<isl_set> cells = check(isl_set_coalesce(isl_map_wrap(isl_map_intersect_params(c.release(), hull.copy()))),
-                                           "the cells of an iteration");
-                // What the context's hull implies left out (outside it, no read needs them).
-                rows->cells.push_back(check(isl_set_coalesce(isl_set_gist_params(cells.release(), hull.copy())), "the cells of an iteration"));
+                rows->cells.push_back(written_under(check(isl_map_wrap(c.release()), "the cells of an iteration"), hull));
             }
             ctx.reset_operations();
             rows->point = common_point(writers, rows->keys, hull);
@@ -471,10 +475,10 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
  * them store final values of one Func, each cell at a point that the iteration and the
  * cell determine, a read gets its point's value if some write of its iteration writes its
  * cell; which one wrote it last does not matter (a parallel loop among the shared ones:
- * the other iterations' writes are races, reported apart). The maximum over the cells' writes instead splits on every boundary of the
- * writers' loops (a vector loop's shifted tail, the steady state of a boundary
- * condition), and can grow past the limit. False, `sources` untouched, where the storage
- * is not of this form or a check fails. */
+ * the other iterations' writes are races, reported apart). The maximum over the cells'
+ * writes instead splits on every boundary of the writers' loops (a vector loop's shifted
+ * tail, the steady state of a boundary condition), and can grow past the limit. False,
+ * `sources` untouched, where the storage is not of this form or a check fails. */
 bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const Statement::Read &read,
                                 const std::vector<const Statement *> &writers, const Isl<isl_set> &hull, LastWriterCache &cache,
                                 ReadSources &sources) {
@@ -522,9 +526,7 @@ bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const State
                 if (isl_map_is_subset(stored.get(), check(isl_map_apply_range(key.copy(), point.copy()), "the points of the cells").get()) !=
                     isl_bool_true)
                     throw Unsupported("the writers store other points into one cell");
-                Isl<isl_set> cells = check(isl_set_coalesce(isl_set_intersect_params(isl_map_range(key.copy()), hull.copy())),
-                                           "the cells of an allocation");
-                entry->cells.push_back(check(isl_set_coalesce(isl_set_gist_params(cells.release(), hull.copy())), "the cells of an allocation"));
+                entry->cells.push_back(written_under(check(isl_map_range(key.copy()), "the cells of an iteration"), hull));
             }
             entry->point = std::move(point);
             entry->func = writers.front()->provenance->func.get();
@@ -536,9 +538,7 @@ bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const State
     if (!entry->failed.empty()) return false;
     // The pairs (iteration, cell) the reads need.
     auto needed_by = [&](const Statement::Read &r) {
-        Isl<isl_map> n = check(isl_map_intersect_domain(keyed(r.cells, shared).release(),
-                                                        isl_set_intersect_params(isl_map_domain(r.cells.copy()), hull.copy())),
-                               "the cell's writes");
+        Isl<isl_map> n = check(isl_map_intersect_params(keyed(r.cells, shared).release(), hull.copy()), "the cell's writes");
         return check(isl_set_coalesce(isl_map_range(n.release())), "the cell's writes");
     };
     auto alike = [&](const Statement::Read &r) { return r.cells && !r.unfolded_cells; };
