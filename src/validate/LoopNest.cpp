@@ -228,8 +228,14 @@ public:
         switch (s->kind) {
         case StmtKind::LetStmt: {
             const LetStmt *l = as<LetStmt>(s);
+            // A name bound again (before src/lower/UniquifyNames.cpp) changes what the
+            // conditions that use it mean: the domains computed with the outer binding no
+            // longer hold, here or after.
+            const bool rebound = lets_.count(l->name) > 0;
+            if (rebound) prefix_domains_.clear();
             lets_[l->name] = l->value;
             visit(l->body);
+            if (rebound) prefix_domains_.clear();
             lets_.erase(l->name);
             for (auto &entry : expansions_) entry.second.erase(l->name);
             return;
@@ -242,7 +248,7 @@ public:
             conditions_.push_back(GE::make(v, f->min));
             conditions_.push_back(LT::make(v, Add::make(f->min, f->extent)));
             visit(f->body);
-            conditions_.resize(conditions_.size() - 2);
+            drop_conditions(2);
             leave_loop();
             return;
         }
@@ -250,9 +256,10 @@ public:
             const IfThenElse *i = as<IfThenElse>(s);
             conditions_.push_back(i->condition);
             visit(i->then_case);
-            conditions_.back() = Not::make(i->condition);
+            drop_conditions(1);
+            conditions_.push_back(Not::make(i->condition));
             visit(i->else_case);
-            conditions_.pop_back();
+            drop_conditions(1);
             return;
         }
         case StmtKind::Block:
@@ -291,6 +298,12 @@ private:
         next_position_.push_back(0);
     }
 
+    /** The innermost n conditions end, and with them the domains cached under them. */
+    void drop_conditions(size_t n) {
+        conditions_.resize(conditions_.size() - n);
+        if (prefix_domains_.size() > conditions_.size()) prefix_domains_.resize(conditions_.size());
+    }
+
     void leave_loop() {
         loops_.pop_back();
         loop_conditions_start_.pop_back();
@@ -323,7 +336,7 @@ private:
         conditions_.insert(conditions_.end(), {GE::make(vo, zero), LT::make(vo, product->b), GE::make(vi, zero),
                                                LT::make(vi, product->a)});
         visit(f->body);
-        conditions_.resize(conditions_.size() - 4);
+        drop_conditions(4);
         for (int k = 0; k < 2; k++) leave_loop();
         fused_.erase(f->name);
         return true;
@@ -389,7 +402,7 @@ private:
             enter_loop(l->name, false, t);
             conditions_.insert(conditions_.end(), bounds.begin(), bounds.end());
             visit(l->body);
-            conditions_.resize(conditions_.size() - bounds.size());
+            drop_conditions(bounds.size());
             leave_loop();
         }
         return true;
@@ -428,6 +441,32 @@ private:
             nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (" +
                                                   (ctx_.exhausted() ? "the operation limit was reached" : u.what()) + ")");
         }
+    }
+
+    /** The number of loops around condition i (those that began before it). */
+    size_t loops_in_scope(size_t i) const {
+        size_t n = 0;
+        while (n < loop_conditions_start_.size() && loop_conditions_start_[n] <= i) n++;
+        return n;
+    }
+
+    /** A statement's domain so far (its conditions 0..i) over its first `loops`
+     * dimensions and with no tuple name: the conditions constrain no other (the lane's
+     * range is the statement's own), so that the statements under them share it. */
+    static Isl<isl_set> on_loops(const Isl<isl_set> &domain, size_t loops) {
+        const isl_size dims = isl_set_dim(domain.get(), isl_dim_set);
+        Isl<isl_set> d = check(isl_set_project_out(domain.copy(), isl_dim_set, unsigned(loops), unsigned(dims) - unsigned(loops)),
+                               "a shared domain");
+        return check(isl_set_reset_tuple_id(d.release()), "a shared domain");
+    }
+
+    /** The inverse: a shared domain `prefix` in the space of the statement's set `like`. */
+    static isl_set *on_statement(const Isl<isl_set> &prefix, const Isl<isl_set> &like) {
+        const isl_size dims = isl_set_dim(like.get(), isl_dim_set), loops = isl_set_dim(prefix.get(), isl_dim_set);
+        isl_multi_aff *project = isl_multi_aff_project_out_map(isl_set_get_space(like.get()), isl_dim_set, unsigned(loops),
+                                                               unsigned(dims) - unsigned(loops));
+        project = isl_multi_aff_reset_tuple_id(project, isl_dim_out);
+        return check(isl_set_preimage_multi_aff(prefix.copy(), project), "a shared domain").release();
     }
 
     /** The simple hull of the context so far (the entry assertions), computed once per
@@ -477,6 +516,7 @@ private:
                                "a lane range");
             }
             domain = check(isl_set_intersect_params(domain.release(), context_hull().release()), "a domain");
+            const Isl<isl_set> base = domain;
             // The conditions of loop k and of the ifs between it and loop k + 1 are those
             // from loop k + 1's start on.
             const size_t loops = loop_conditions_start_.size();
@@ -488,9 +528,15 @@ private:
             };
             outer_domains_upto(0);
             for (size_t i = 0; i < conditions_.size(); i++) {
-                domain = check(isl_set_coalesce(isl_set_intersect(domain.release(), affine.condition(conditions_[i]).release())),
-                               "a domain");
-                affine.restrict_to(domain);
+                if (i < prefix_domains_.size()) {
+                    domain = check(isl_set_intersect(base.copy(), on_statement(prefix_domains_[i], domain)), "a domain");
+                    if (i + 1 == prefix_domains_.size() || i + 1 == conditions_.size()) affine.restrict_to(domain);
+                } else {
+                    domain = check(isl_set_coalesce(isl_set_intersect(domain.release(), affine.condition(conditions_[i]).release())),
+                                   "a domain");
+                    affine.restrict_to(domain);
+                    prefix_domains_.push_back(on_loops(domain, loops_in_scope(i)));
+                }
                 outer_domains_upto(i + 1);
             }
             Isl<isl_map> writes;
@@ -918,6 +964,12 @@ private:
     std::vector<int> positions_;          // the place of each loop around in its body
     std::vector<int> next_position_{0};   // the next place in each body around
     std::vector<Expr> conditions_;
+    /** Per condition in force, the domain of the statements under it (conditions 0..i,
+     * under the context's hull, over the loops around condition i: on_loops), as the first
+     * statement there computed it: the statements of one loop body share their loops'
+     * conditions, whose bounds (a partitioned loop's, min and max of divisions) are slow
+     * to translate. */
+    std::vector<Isl<isl_set>> prefix_domains_;
     std::map<std::string, int> allocated_at_;  // allocations around, and the loops outside each
     std::map<std::string, FusedLoop> fused_;    // fused loops around
     std::map<std::string, int> buffer_dims_;     // the pipeline's buffers
