@@ -37,10 +37,15 @@ constexpr int kUnwritten = -2;
  * store of the Func is checked against its definition. The algorithm's calls of other
  * Funcs (inlined ones) are their definitions with the arguments substituted. The values
  * loads read from the pipeline's storage are given by `set_load`. */
+/** Thrown where a difference found with floats as uninterpreted operations is to be
+ * decided with IEEE terms. */
+struct WithIeeeFloats {};
+
 class Encoder {
 public:
-    Encoder(z3::context &c, const LoweredPipeline &p, const std::set<const FunctionData *> &realized)
-        : c_(c), smt_(c), p_(p), realized_(realized) {}
+    /** `ieee`: floats as IEEE terms (src/validate/Smt.h), else as uninterpreted operations. */
+    Encoder(z3::context &c, const LoweredPipeline &p, const std::set<const FunctionData *> &realized, bool ieee = false)
+        : c_(c), smt_(c), p_(p), realized_(realized), ieee_(ieee) {}
 
     /** e, in which the variables named in `env` are the terms given there. */
     z3::expr code(const Expr &e, std::map<std::string, z3::expr> *env = nullptr) { return encode(e, env); }
@@ -60,11 +65,12 @@ public:
         return apply(input(buffer, t, coords.size()), coords);
     }
 
-    /** The sort of values of type t: bit-vectors for integers, Booleans, and an
-     * uninterpreted sort per float width (floats are modelled by the terms that compute
-     * them: equal terms, equal values). */
+    /** The sort of values of type t: bit-vectors for integers, Booleans, and for floats an
+     * IEEE format, or an uninterpreted sort per float width (floats are then modelled by
+     * the terms that compute them: equal terms, equal values). */
     z3::sort sort_of(Type t) {
         if (t.is_bool()) return c_.bool_sort();
+        if (t.is_float() && ieee_) return smt_.sort(t);
         if (t.is_float()) return c_.uninterpreted_sort(("float" + std::to_string(t.bits)).c_str());
         return c_.bv_sort(unsigned(t.bits));
     }
@@ -217,6 +223,8 @@ public:
     /** Whether an uninterpreted function stood for an operation (floats, intrinsics): a
      * difference found then may not be a real one. */
     bool used_uninterpreted() const { return uninterpreted_; }
+    /** Whether float operations were among them (the IEEE terms may then decide). */
+    bool floats_uninterpreted() const { return floats_uninterpreted_; }
 
 private:
     /** The uninterpreted function `name` applied to args, with result type t. */
@@ -234,6 +242,7 @@ private:
             throw Unsupported("the " + t.to_string() + " value " + brief(e));
         switch (e->kind) {
         case ExprKind::FloatImm: {
+            if (ieee_) return smt_.constant(t, ir::make_float(as<FloatImm>(e)->value));
             // A constant by its bits (two constants with different bits are not assumed
             // different: only equal terms are known equal).
             const double v = as<FloatImm>(e)->value;
@@ -270,8 +279,11 @@ private:
                 if (const UIntImm *u = as<UIntImm>(c->value); u && !from.is_bool())
                     return encode(FloatImm::make(t, t.bits == 32 ? double(float(u->value)) : double(u->value)), env);
             }
-            if (t.is_float() || from.is_float())
+            if ((t.is_float() || from.is_float()) && ieee_) return smt_.cast(t, from, encode(c->value, env));
+            if (t.is_float() || from.is_float()) {
+                floats_uninterpreted_ = true;
                 return uninterpreted("cast " + t.to_string() + " from " + from.to_string(), t, {encode(c->value, env)});
+            }
             return smt_.cast(t, from, encode(c->value, env));
         }
         case ExprKind::Not: return !encode(as<Not>(e)->a, env);
@@ -319,11 +331,22 @@ private:
             if (c->call_kind == CallKind::Intrinsic) {
                 // Math and bit operations by name: the same operation on the same terms.
                 std::vector<z3::expr> args;
+                std::vector<Type> types;
                 std::string name = "intrinsic " + std::to_string(int(c->op)) + " " + t.to_string();
                 for (const Expr &a : c->args) {
                     args.push_back(encode(a, env));
+                    types.push_back(a.type());
                     name += " " + a.type().to_string();
                 }
+                // With IEEE terms, those the theory has exactly (floor, sqrt, ...); the C
+                // library's own functions stay uninterpreted.
+                if (ieee_ && !types.empty() && types[0].is_float()) {
+                    try {
+                        return smt_.intrinsic(c->op, t, types, args);
+                    } catch (const Unsupported &) {
+                    }
+                }
+                if (!types.empty() && types[0].is_float()) floats_uninterpreted_ = true;
                 return uninterpreted(name, t, args);
             }
             throw Unsupported("the call " + brief(e));
@@ -339,9 +362,12 @@ private:
                         for (const Statement::Fused &f : fused_)
                             if (f.var == v->name && same_(*b, f.inner_extent))
                                 return fit(variable(e->kind == ExprKind::Div ? f.outer : f.inner, f.type), t);
-                if (a->type().is_float())
+                if (a->type().is_float() && ieee_) return smt_.binary(e->kind, a->type(), encode(*a, env), encode(*b, env));
+                if (a->type().is_float()) {
+                    floats_uninterpreted_ = true;
                     return uninterpreted(a->type().to_string() + " operator " + std::to_string(int(e->kind)), t,
                                          {encode(*a, env), encode(*b, env)});
+                }
                 return smt_.binary(e->kind, a->type(), encode(*a, env), encode(*b, env));
             }
             throw Unsupported("the expression " + brief(e) + " is not modelled yet");
@@ -371,7 +397,9 @@ private:
     std::vector<Statement::Fused> fused_;
     std::function<bool(const Expr &, const Expr &)> same_;
     int depth_ = 0;
+    bool ieee_ = false;
     bool uninterpreted_ = false;
+    bool floats_uninterpreted_ = false;
 };
 
 /** A bit-vector numeral of the model as the value of integer type t (sign-extended for a
@@ -395,6 +423,30 @@ std::string model_values(const z3::model &m, const std::map<std::string, std::pa
         else o << value;
     }
     return o.str();
+}
+
+/** ", where the code stores a and the algorithm defines b" for terms of type t in model
+ * m, where both are values there (not those of uninterpreted floats); else "". */
+std::string values_in(const z3::model &m, const z3::expr &stored, const z3::expr &defined, Type t) {
+    try {
+        z3::context &c = stored.ctx();
+        const SmtScalars smt(c);
+        auto shown = [&](const z3::expr &e) {
+            const ir::Scalar v = smt.value(t, m.eval(e, true));
+            if (t.is_float()) {
+                std::ostringstream o;
+                o.precision(t.bits == 32 ? 9 : 17);
+                o << v.f;
+                return o.str();
+            }
+            if (t.is_bool()) return std::string(v.u ? "true" : "false");
+            return t.is_int() ? std::to_string(v.i) : std::to_string(v.u);
+        };
+        if (t.is_float() && stored.get_sort().sort_kind() != Z3_FLOATING_POINT_SORT) return "";
+        return " (the code stores " + shown(stored) + " where the algorithm defines " + shown(defined) + ")";
+    } catch (const Unsupported &) {
+        return "";
+    }
 }
 
 /** A model of the satisfied `solver` whose integer parameters are small where there is
@@ -738,6 +790,52 @@ std::string describe_point(const Isl<isl_set> &set, isl_point *pt) {
 std::string describe_sample(const Isl<isl_set> &set) {
     const Isl<isl_point> pt = small_sample(set, "a sample");
     return describe_point(set, pt.get());
+}
+
+/** `stored != defined` with the float terms that both sides compute alike (the same
+ * operations on the same operands: Z3 shares equal terms) replaced by fresh constants, the
+ * largest first. It is weaker than the question itself (every model of that is one of
+ * this), so where this has none, neither has that; and the IEEE operations left to
+ * reason about are only those where the two sides differ (x * 1.0f against x, for the x
+ * both compute), not the whole computation. Null where nothing is shared. */
+std::optional<z3::expr> shared_floats_abstracted(z3::context &c, const z3::expr &stored, const z3::expr &defined) {
+    auto subterms = [](const z3::expr &root) {
+        std::set<unsigned> ids;
+        std::vector<z3::expr> work{root};
+        while (!work.empty()) {
+            const z3::expr e = work.back();
+            work.pop_back();
+            if (!ids.insert(e.id()).second || !e.is_app()) continue;
+            for (unsigned i = 0; i < e.num_args(); i++) work.push_back(e.arg(i));
+        }
+        return ids;
+    };
+    const std::set<unsigned> in_stored = subterms(stored), in_defined = subterms(defined);
+    z3::expr_vector from(c), to(c);
+    std::set<unsigned> taken;
+    // Top-down on each side: a shared float term is replaced whole (its own subterms are
+    // then not visited).
+    for (int side = 0; side < 2; side++) {
+        const std::set<unsigned> &other = side == 0 ? in_defined : in_stored;
+        std::vector<z3::expr> work{side == 0 ? stored : defined};
+        std::set<unsigned> seen;
+        while (!work.empty()) {
+            const z3::expr e = work.back();
+            work.pop_back();
+            if (!seen.insert(e.id()).second || !e.is_app()) continue;
+            if (e.get_sort().sort_kind() == Z3_FLOATING_POINT_SORT && e.num_args() > 0 && other.count(e.id())) {
+                if (taken.insert(e.id()).second) {
+                    from.push_back(e);
+                    to.push_back(c.constant(("shared " + std::to_string(taken.size())).c_str(), e.get_sort()));
+                }
+                continue;
+            }
+            for (unsigned i = 0; i < e.num_args(); i++) work.push_back(e.arg(i));
+        }
+    }
+    if (from.empty()) return std::nullopt;
+    z3::expr a = stored, b = defined;
+    return a.substitute(from, to) != b.substitute(from, to);
 }
 
 /** Two terms as the same operations on operands of which some differ: the equalities of
@@ -1207,233 +1305,268 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             return {Verdict::Unknown, what + ": " +
                                           (ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what()))};
         }
-    z3::context c;
-        z3::params params(c);
-        params.set("rlimit", rlimit);
-        z3::solver solver(c);
-        solver.set(params);
-        Encoder enc(c, p, realized);
-        int weakened = 0;
+        // The values in Z3: floats first as uninterpreted operations (equal terms, equal
+        // values: quick, and enough where the code computes what the algorithm writes, as
+        // written); where that model shows a difference, again with floats as IEEE terms
+        // (x * 1.0f is x), which decide it, or show a difference in IEEE arithmetic.
         std::string refuted;
-        try {
-            // Hypotheses: the entry assertions, the conditions of the instance, its lane.
-            for (const Expr &a : nest.entry_assertions) {
-                try {
-                    solver.add(enc.code(a));
-                } catch (const Unsupported &) {
-                    weakened++;  // only the hypotheses get weaker; a refutation then says so
-                }
-            }
-            for (const Expr &cond : s.conditions) solver.add(enc.code(lane_of(cond)));
-            const int lanes = s.store->value.type().lanes;
-            if (lanes > 1) {
-                const z3::expr lane = c.bv_const(kLane, 64);
-                solver.add(z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64)));
-            }
-            // A fused loop's variable is its outer loop times the inner extent plus its
-            // inner loop (the dimensions the polyhedra use).
-            std::map<std::string, Type> scratch = nest.parameters;
-            const std::map<std::string, Expr> no_lets;
-            Affine parameter_values(ctx.get(), "parameters", {}, -1, no_lets, scratch);
-            enc.set_fused(s.fused, [&](const Expr &a, const Expr &b) { return parameter_values.same_value(a, b); });
-            for (const Statement::Fused &f : s.fused)
-                solver.add(enc.code(Variable::make(f.type, f.var)) ==
-                           enc.code(Variable::make(f.type, f.outer)) * enc.code(f.inner_extent) +
-                               enc.code(Variable::make(f.type, f.inner)));
-            // For the congruence obligations: the piece's own constraints (which isl derived
-            // from all the hypotheses), far fewer terms to reason about, and the lane's range.
-            IntegerView integers(c);
-            z3::expr lanes_in_range = c.bool_val(true);
-            if (lanes > 1) {
-                const z3::expr lane = c.bv_const(kLane, 64);
-                lanes_in_range = z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64));
-            }
-            // The statement's dimensions and the parameters as 64-bit terms.
-            auto dimension = [&](unsigned k) {
-                if (lanes > 1 && k + 1 == s.dims.size()) return c.bv_const(kLane, 64);
-                return enc.variable64(s.dims[k], s.loop_types[k]);
-            };
-            auto parameter = [&](isl_id *id) {
-                const std::string n = isl_id_get_name(id);
-                isl_id_free(id);
-                if (auto product = nest.products.exprs.find(n); product != nest.products.exprs.end())
-                    return enc.wide(enc.code(product->second), product->second.type());
-                auto it = nest.parameters.find(n);
-                if (it == nest.parameters.end()) throw Unsupported("the parameter " + n + " has no type");
-                return enc.variable64(n, it->second);
-            };
-            // One query per piece of the points: there, each is an affine function of the
-            // instance, so that the solver compares the values of points, not the integer
-            // arithmetic that found them. Each load from storage reads the value its last
-            // writer stored, which (checked for that writer, by induction on the program
-            // order) is the algorithm's value at the writer's point.
-            Isl<isl_set> kept;  // the instances that write what the window keeps
-            for_each_piece(points.all, [&](Isl<isl_set> set, Isl<isl_multi_aff> ma) {
-                if (!refuted.empty()) return;
-                cases++;
-                // A piece reading a cell no store wrote matters only where the window keeps
-                // what the instance stores (elsewhere it is over-compute, which may hold
-                // anything: docs/semantics.md §11).
-                bool reads_garbage = false;
-                for (const Points::Part &part : points.parts) {
-                    if (part.kind != Points::Part::Kind::Stored) continue;
-                    Isl<isl_aff> tag(isl_multi_aff_get_at(ma.get(), int(part.first)));
-                    if (isl_aff_is_cst(tag.get()) != isl_bool_true) continue;
-                    Isl<isl_val> v(isl_aff_get_constant_val(tag.get()));
-                    reads_garbage = reads_garbage || isl_val_cmp_si(v.get(), kUnwritten) == 0;
-                }
-                if (reads_garbage) {
-                    // (A piece's domain is simplified on the instances: first, whether
-                    // any of them is in it.)
-                    set = check(isl_set_intersect(set.release(), instances.copy()), "the instances");
-                    if (isl_set_is_empty(set.get()) == isl_bool_true) return;
-                    if (!window) window = read_window(ctx, p, *out, nest, parameters, last_writes);
-                    if (!kept) kept = window->kept_from(s);
-                    set = check(isl_set_intersect(set.release(), kept.copy()), "the kept values");
-                    if (isl_set_is_empty(set.get()) == isl_bool_true) return;
-                }
-                RelationFormula where(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
-                    if (type == isl_dim_out) return dimension(k);
-                    return parameter(isl_set_get_dim_id(set.get(), type, k));
-                });
-                AffineTerm affine(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
-                    if (type == isl_dim_in) return dimension(k);
-                    return parameter(isl_multi_aff_get_dim_id(ma.get(), type, k));
-                });
-                auto coordinates = [&](const Points::Part &part) {
-                    std::vector<z3::expr> x;
-                    for (size_t k = part.first; k < part.first + part.dims; k++) {
-                        Isl<isl_aff> coord(isl_multi_aff_get_at(ma.get(), int(k)));
-                        x.push_back(affine.value(coord.get()).extract(31, 0));
+        for (const bool ieee : {false, true}) {
+            z3::context c;
+            z3::params params(c);
+            params.set("rlimit", rlimit);
+            z3::solver solver(c);
+            solver.set(params);
+            Encoder enc(c, p, realized, ieee);
+            int weakened = 0;
+            try {
+                // Hypotheses: the entry assertions, the conditions of the instance, its lane.
+                for (const Expr &a : nest.entry_assertions) {
+                    try {
+                        solver.add(enc.code(a));
+                    } catch (const Unsupported &) {
+                        weakened++;  // only the hypotheses get weaker; a refutation then says so
                     }
-                    return x;
+                }
+                for (const Expr &cond : s.conditions) solver.add(enc.code(lane_of(cond)));
+                const int lanes = s.store->value.type().lanes;
+                if (lanes > 1) {
+                    const z3::expr lane = c.bv_const(kLane, 64);
+                    solver.add(z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64)));
+                }
+                // A fused loop's variable is its outer loop times the inner extent plus its
+                // inner loop (the dimensions the polyhedra use).
+                std::map<std::string, Type> scratch = nest.parameters;
+                const std::map<std::string, Expr> no_lets;
+                Affine parameter_values(ctx.get(), "parameters", {}, -1, no_lets, scratch);
+                enc.set_fused(s.fused, [&](const Expr &a, const Expr &b) { return parameter_values.same_value(a, b); });
+                for (const Statement::Fused &f : s.fused)
+                    solver.add(enc.code(Variable::make(f.type, f.var)) ==
+                               enc.code(Variable::make(f.type, f.outer)) * enc.code(f.inner_extent) +
+                                   enc.code(Variable::make(f.type, f.inner)));
+                // For the congruence obligations: the piece's own constraints (which isl derived
+                // from all the hypotheses), far fewer terms to reason about, and the lane's range.
+                IntegerView integers(c);
+                z3::expr lanes_in_range = c.bool_val(true);
+                if (lanes > 1) {
+                    const z3::expr lane = c.bv_const(kLane, 64);
+                    lanes_in_range = z3::sge(lane, c.bv_val(0, 64)) && z3::slt(lane, c.bv_val(lanes, 64));
+                }
+                // The statement's dimensions and the parameters as 64-bit terms.
+                auto dimension = [&](unsigned k) {
+                    if (lanes > 1 && k + 1 == s.dims.size()) return c.bv_const(kLane, 64);
+                    return enc.variable64(s.dims[k], s.loop_types[k]);
                 };
-                auto plus_min = [&](std::vector<z3::expr> cell, const std::string &buffer) {
-                    for (size_t k = 0; k < cell.size(); k++)
-                        cell[k] = cell[k] + enc.code(Variable::make(Int(32), buffer + ".min." + std::to_string(k)));
-                    return cell;
+                auto parameter = [&](isl_id *id) {
+                    const std::string n = isl_id_get_name(id);
+                    isl_id_free(id);
+                    if (auto product = nest.products.exprs.find(n); product != nest.products.exprs.end())
+                        return enc.wide(enc.code(product->second), product->second.type());
+                    auto it = nest.parameters.find(n);
+                    if (it == nest.parameters.end()) throw Unsupported("the parameter " + n + " has no type");
+                    return enc.variable64(n, it->second);
                 };
-                std::vector<z3::expr> point, rvars, cell;
-                for (const Points::Part &part : points.parts) {
-                    switch (part.kind) {
-                    case Points::Part::Kind::Iteration: {
-                        const std::vector<z3::expr> x = coordinates(part);
-                        const size_t n = func.args.size();
-                        point.assign(x.begin(), x.begin() + long(std::min(n, x.size())));
-                        if (x.size() > n) rvars.assign(x.begin() + long(n), x.end());
-                        break;
+                // One query per piece of the points: there, each is an affine function of the
+                // instance, so that the solver compares the values of points, not the integer
+                // arithmetic that found them. Each load from storage reads the value its last
+                // writer stored, which (checked for that writer, by induction on the program
+                // order) is the algorithm's value at the writer's point.
+                Isl<isl_set> kept;  // the instances that write what the window keeps
+                for_each_piece(points.all, [&](Isl<isl_set> set, Isl<isl_multi_aff> ma) {
+                    if (!refuted.empty()) return;
+                    if (!ieee) cases++;
+                    // A piece reading a cell no store wrote matters only where the window keeps
+                    // what the instance stores (elsewhere it is over-compute, which may hold
+                    // anything: docs/semantics.md §11).
+                    bool reads_garbage = false;
+                    for (const Points::Part &part : points.parts) {
+                        if (part.kind != Points::Part::Kind::Stored) continue;
+                        Isl<isl_aff> tag(isl_multi_aff_get_at(ma.get(), int(part.first)));
+                        if (isl_aff_is_cst(tag.get()) != isl_bool_true) continue;
+                        Isl<isl_val> v(isl_aff_get_constant_val(tag.get()));
+                        reads_garbage = reads_garbage || isl_val_cmp_si(v.get(), kUnwritten) == 0;
                     }
-                    case Points::Part::Kind::Cell: cell = plus_min(coordinates(part), part.buffer); break;
-                    case Points::Part::Kind::Stored: {
-                        const z3::expr v = enc.named(*part.func, coordinates(part), part.key);
-                        if (!z3::eq(v.get_sort(), enc.sort_of(part.type)))
-                            throw Unsupported("the value read from " + part.buffer + " has another type than its writer stored");
-                        enc.set_load(part.key, v);
-                        break;
+                    if (reads_garbage) {
+                        // (A piece's domain is simplified on the instances: first, whether
+                        // any of them is in it.)
+                        set = check(isl_set_intersect(set.release(), instances.copy()), "the instances");
+                        if (isl_set_is_empty(set.get()) == isl_bool_true) return;
+                        if (!window) window = read_window(ctx, p, *out, nest, parameters, last_writes);
+                        if (!kept) kept = window->kept_from(s);
+                        set = check(isl_set_intersect(set.release(), kept.copy()), "the kept values");
+                        if (isl_set_is_empty(set.get()) == isl_bool_true) return;
                     }
-                    case Points::Part::Kind::SelfCall: enc.set_call(part.call, enc.named(func, coordinates(part))); break;
-                    case Points::Part::Kind::Input:
-                        enc.set_load(part.key, enc.input_value(part.buffer, part.type, plus_min(coordinates(part), part.buffer)));
-                        break;
-                    }
-                }
-                const z3::expr stored = enc.code(lane_of(s.value));
-                const z3::expr defined = prov.kind == Provenance::Kind::FinalCopy ? enc.realized(func, point)
-                                                                                  : enc.definition(func, prov.stage, point, rvars);
-                z3::expr wrong = stored != defined;
-                for (size_t k = 0; k < cell.size() && k < point.size(); k++) wrong = wrong || cell[k] != point[k];
-                // First by congruence: where the stored and the defined values are the same
-                // operations on the same loads, inputs and Funcs, it is enough that the
-                // integer operands where they differ (coordinates, mostly) are equal: a
-                // query without uninterpreted functions, far easier for the solver.
-                {
-                    Congruence congruence(c);
-                    bool matched = congruence.unify(stored, defined);
-                    for (size_t k = 0; matched && k < cell.size() && k < point.size(); k++) matched = congruence.unify(cell[k], point[k]);
-                    // One obligation at a time, each a small question under the piece's
-                    // constraints alone (coordinates over the integers first); where one
-                    // is not proved so, the whole question goes to the solver with every
-                    // hypothesis.
-                    // Each piece its own solvers (fresh ones: pushing and popping a long-lived
-                    // solver costs more than the questions), each obligation checked under
-                    // an assumption of its own.
-                    if (matched && congruence.obligations.size() > 0) {
-                        // The piece within the domain (its constraints were simplified
-                        // against the domain, which the full query has as the code's
-                        // conditions).
-                        Isl<isl_set> exact = check(isl_set_intersect(set.copy(), instances.copy()), "a piece");
-                        RelationFormula within(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
-                            if (type == isl_dim_out) return dimension(k);
-                            return parameter(isl_set_get_dim_id(exact.get(), type, k));
-                        });
-                        const z3::expr hypotheses = within.of(Isl<isl_map>(isl_map_from_range(exact.copy()))) && affine.constraints();
-                        z3::solver light(c), integer(c);
-                        light.set(params);
-                        integer.set(params);
-                        light.add(lanes_in_range && hypotheses);
-                        // The same hypotheses over the integers, for coordinates.
-                        const std::optional<z3::expr> integer_hypotheses = integers.of(hypotheses);
-                        if (integer_hypotheses) integer.add(*integer_hypotheses);
-                        for (unsigned k = 0; matched && k < congruence.obligations.size(); k++) {
-                            const z3::expr &obligation = congruence.obligations[int(k)];
-                            // (Most are the same affine term on both sides: no solver needed.)
-                            if (obligation.simplify().is_true()) continue;
-                            const z3::expr assumed = c.bool_const(("obligation " + std::to_string(k)).c_str());
-                            z3::expr_vector assumption(c);
-                            assumption.push_back(assumed);
-                            if (congruence.coordinates[k] && integer_hypotheses) {
-                                if (std::optional<z3::expr> goal = integers.of(obligation)) {
-                                    integer.add(z3::implies(assumed, !*goal));
-                                    if (integer.check(assumption) == z3::unsat) continue;
-                                }
-                            }
-                            light.add(z3::implies(assumed, !obligation));
-                            matched = light.check(assumption) == z3::unsat;
+                    RelationFormula where(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
+                        if (type == isl_dim_out) return dimension(k);
+                        return parameter(isl_set_get_dim_id(set.get(), type, k));
+                    });
+                    AffineTerm affine(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
+                        if (type == isl_dim_in) return dimension(k);
+                        return parameter(isl_multi_aff_get_dim_id(ma.get(), type, k));
+                    });
+                    auto coordinates = [&](const Points::Part &part) {
+                        std::vector<z3::expr> x;
+                        for (size_t k = part.first; k < part.first + part.dims; k++) {
+                            Isl<isl_aff> coord(isl_multi_aff_get_at(ma.get(), int(k)));
+                            x.push_back(affine.value(coord.get()).extract(31, 0));
+                        }
+                        return x;
+                    };
+                    auto plus_min = [&](std::vector<z3::expr> cell, const std::string &buffer) {
+                        for (size_t k = 0; k < cell.size(); k++)
+                            cell[k] = cell[k] + enc.code(Variable::make(Int(32), buffer + ".min." + std::to_string(k)));
+                        return cell;
+                    };
+                    std::vector<z3::expr> point, rvars, cell;
+                    for (const Points::Part &part : points.parts) {
+                        switch (part.kind) {
+                        case Points::Part::Kind::Iteration: {
+                            const std::vector<z3::expr> x = coordinates(part);
+                            const size_t n = func.args.size();
+                            point.assign(x.begin(), x.begin() + long(std::min(n, x.size())));
+                            if (x.size() > n) rvars.assign(x.begin() + long(n), x.end());
+                            break;
+                        }
+                        case Points::Part::Kind::Cell: cell = plus_min(coordinates(part), part.buffer); break;
+                        case Points::Part::Kind::Stored: {
+                            const z3::expr v = enc.named(*part.func, coordinates(part), part.key);
+                            if (!z3::eq(v.get_sort(), enc.sort_of(part.type)))
+                                throw Unsupported("the value read from " + part.buffer + " has another type than its writer stored");
+                            enc.set_load(part.key, v);
+                            break;
+                        }
+                        case Points::Part::Kind::SelfCall: enc.set_call(part.call, enc.named(func, coordinates(part))); break;
+                        case Points::Part::Kind::Input:
+                            enc.set_load(part.key, enc.input_value(part.buffer, part.type, plus_min(coordinates(part), part.buffer)));
+                            break;
                         }
                     }
-                    if (matched) return;
-                }
-                solver.push();
-                solver.add(where.of(Isl<isl_map>(isl_map_from_range(set.copy()))));
-                solver.add(affine.constraints());
-                solver.add(wrong);
-                if (const char *dir = std::getenv("TESSERA_VALIDATE_DUMP")) {
-                    const std::string file = std::string(dir) + "/" + p.name + "-S" + std::to_string(s.id) + "-" + std::to_string(cases) + ".smt2";
-                    if (std::FILE *f = std::fopen(file.c_str(), "w")) {
-                        std::fputs(solver.to_smt2().c_str(), f);
-                        std::fclose(f);
+                    const z3::expr stored = enc.code(lane_of(s.value));
+                    const z3::expr defined = prov.kind == Provenance::Kind::FinalCopy ? enc.realized(func, point)
+                                                                                      : enc.definition(func, prov.stage, point, rvars);
+                    z3::expr wrong = stored != defined;
+                    for (size_t k = 0; k < cell.size() && k < point.size(); k++) wrong = wrong || cell[k] != point[k];
+                    // First by congruence: where the stored and the defined values are the same
+                    // operations on the same loads, inputs and Funcs, it is enough that the
+                    // integer operands where they differ (coordinates, mostly) are equal: a
+                    // query without uninterpreted functions, far easier for the solver.
+                    {
+                        Congruence congruence(c);
+                        bool matched = congruence.unify(stored, defined);
+                        for (size_t k = 0; matched && k < cell.size() && k < point.size(); k++) matched = congruence.unify(cell[k], point[k]);
+                        // One obligation at a time, each a small question under the piece's
+                        // constraints alone (coordinates over the integers first); where one
+                        // is not proved so, the whole question goes to the solver with every
+                        // hypothesis.
+                        // Each piece its own solvers (fresh ones: pushing and popping a long-lived
+                        // solver costs more than the questions), each obligation checked under
+                        // an assumption of its own.
+                        if (matched && congruence.obligations.size() > 0) {
+                            // The piece within the domain (its constraints were simplified
+                            // against the domain, which the full query has as the code's
+                            // conditions).
+                            Isl<isl_set> exact = check(isl_set_intersect(set.copy(), instances.copy()), "a piece");
+                            RelationFormula within(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
+                                if (type == isl_dim_out) return dimension(k);
+                                return parameter(isl_set_get_dim_id(exact.get(), type, k));
+                            });
+                            const z3::expr hypotheses = within.of(Isl<isl_map>(isl_map_from_range(exact.copy()))) && affine.constraints();
+                            z3::solver light(c), integer(c);
+                            light.set(params);
+                            integer.set(params);
+                            light.add(lanes_in_range && hypotheses);
+                            // The same hypotheses over the integers, for coordinates.
+                            const std::optional<z3::expr> integer_hypotheses = integers.of(hypotheses);
+                            if (integer_hypotheses) integer.add(*integer_hypotheses);
+                            for (unsigned k = 0; matched && k < congruence.obligations.size(); k++) {
+                                const z3::expr &obligation = congruence.obligations[int(k)];
+                                // (Most are the same affine term on both sides: no solver needed.)
+                                if (obligation.simplify().is_true()) continue;
+                                const z3::expr assumed = c.bool_const(("obligation " + std::to_string(k)).c_str());
+                                z3::expr_vector assumption(c);
+                                assumption.push_back(assumed);
+                                if (congruence.coordinates[k] && integer_hypotheses) {
+                                    if (std::optional<z3::expr> goal = integers.of(obligation)) {
+                                        integer.add(z3::implies(assumed, !*goal));
+                                        if (integer.check(assumption) == z3::unsat) continue;
+                                    }
+                                }
+                                light.add(z3::implies(assumed, !obligation));
+                                matched = light.check(assumption) == z3::unsat;
+                            }
+                        }
+                        if (matched) return;
                     }
-                }
-                switch (solver.check()) {
-                case z3::unsat: break;
-                case z3::sat: {
-                    const z3::model model = small_model(solver, enc.variables(), nest.parameters);
-                    const std::string found =
-                        reads_garbage ? what + " stores, for " + model_values(model, enc.variables()) +
-                                            ", a value that depends on memory no store wrote before, where the output keeps it"
-                                      : what + " stores, for " + model_values(model, enc.variables()) +
-                                            ", another value than the algorithm defines at its point" +
-                                            (to_output ? ", or into another point's cell" : "");
-                    if (weakened > 0)
-                        throw Unsupported(found + ", unless one of the " + std::to_string(weakened) +
-                                          " entry assertion(s) the solver was not given rules it out");
-                    if (enc.used_uninterpreted())
-                        throw Unsupported(found + ", when floats and intrinsics are taken as uninterpreted operations "
-                                                  "(which may be a difference only in that model)");
-                    refuted = found;
-                    if (run) *run = model_parameters(model, enc.variables(), nest.parameters);
-                    break;
-                }
-                default: throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() + ")");
-                }
-                solver.pop();
-            });
-            for (const Points::Part &part : points.parts)
-                reads += part.kind == Points::Part::Kind::Stored || part.kind == Points::Part::Kind::Input ? 1 : 0;
-        } catch (const Unsupported &u) {
-            return {Verdict::Unknown, what + ": " + u.what()};
-        } catch (const z3::exception &e) {
-            return {Verdict::Unknown, what + ": the solver: " + e.msg()};
+                    solver.push();
+                    solver.add(where.of(Isl<isl_map>(isl_map_from_range(set.copy()))));
+                    solver.add(affine.constraints());
+                    // With IEEE terms, first the question on what the two values compute
+                    // differently (a weaker one: where it has no answer, the whole has none).
+                    if (ieee) {
+                        if (std::optional<z3::expr> weaker = shared_floats_abstracted(c, stored.simplify(), defined.simplify())) {
+                            for (size_t k = 0; k < cell.size() && k < point.size(); k++) *weaker = *weaker || cell[k] != point[k];
+                            solver.push();
+                            solver.add(*weaker);
+                            const z3::check_result r = solver.check();
+                            solver.pop();
+                            if (r == z3::unsat) {
+                                solver.pop();
+                                return;
+                            }
+                        }
+                    }
+                    solver.add(wrong);
+                    // (IEEE terms of a whole computation, bit-blasted, take long to reach
+                    // the limit: a quarter of it there, as the replays may still show a
+                    // difference.)
+                    if (ieee) {
+                        z3::params quarter(c);
+                        quarter.set("rlimit", rlimit / 4);
+                        solver.set(quarter);
+                    }
+                    if (const char *dir = std::getenv("TESSERA_VALIDATE_DUMP")) {
+                        const std::string file = std::string(dir) + "/" + p.name + "-S" + std::to_string(s.id) + "-" + std::to_string(cases) + ".smt2";
+                        if (std::FILE *f = std::fopen(file.c_str(), "w")) {
+                            std::fputs(solver.to_smt2().c_str(), f);
+                            std::fclose(f);
+                        }
+                    }
+                    switch (solver.check()) {
+                    case z3::unsat: break;
+                    case z3::sat: {
+                        const z3::model model = small_model(solver, enc.variables(), nest.parameters);
+                        const std::string found =
+                            reads_garbage ? what + " stores, for " + model_values(model, enc.variables()) +
+                                                ", a value that depends on memory no store wrote before, where the output keeps it"
+                                          : what + " stores, for " + model_values(model, enc.variables()) +
+                                                ", another value than the algorithm defines at its point" +
+                                                (to_output ? ", or into another point's cell" : "") +
+                                                values_in(model, stored, defined, s.store->value.type().element_of());
+                        if (weakened > 0)
+                            throw Unsupported(found + ", unless one of the " + std::to_string(weakened) +
+                                              " entry assertion(s) the solver was not given rules it out");
+                        if (!ieee && enc.floats_uninterpreted()) throw WithIeeeFloats{};
+                        if (enc.used_uninterpreted())
+                            throw Unsupported(found + ", when floats and intrinsics are taken as uninterpreted operations "
+                                                      "(which may be a difference only in that model)");
+                        refuted = found;
+                        if (run) *run = model_parameters(model, enc.variables(), nest.parameters);
+                        break;
+                    }
+                    default: throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() + ")");
+                    }
+                    solver.pop();
+                    if (ieee) solver.set(params);
+                });
+                for (const Points::Part &part : points.parts)
+                    reads += part.kind == Points::Part::Kind::Stored || part.kind == Points::Part::Kind::Input ? 1 : 0;
+            } catch (const WithIeeeFloats &) {
+                continue;
+            } catch (const Unsupported &u) {
+                return {Verdict::Unknown, what + ": " + (ieee ? "with floats as IEEE terms, " : "") + u.what()};
+            } catch (const z3::exception &e) {
+                return {Verdict::Unknown, what + ": the solver: " + e.msg()};
+            }
+            break;
         }
         if (!refuted.empty()) return {Verdict::Refuted, refuted};
         checked++;
