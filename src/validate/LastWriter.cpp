@@ -178,10 +178,10 @@ struct LastWriterCache::Allocation {
 
 namespace {
 
-/** The pairs (iteration, cell) a writer writes, `cells`, under the context's hull, with
- * what the hull implies left out (outside it, no read needs them). */
+/** The pairs (iteration, cell) a writer writes, `cells`, simplified on the context's hull
+ * (equal to them there, with what the hull implies left out; outside it, no read needs
+ * them, and their intersection with it would cost a coalescing of its own). */
 Isl<isl_set> written_under(Isl<isl_set> cells, const Isl<isl_set> &hull) {
-    cells = check(isl_set_coalesce(isl_set_intersect_params(cells.release(), hull.copy())), "the cells of an iteration");
     return check(isl_set_coalesce(isl_set_gist_params(cells.release(), hull.copy())), "the cells of an iteration");
 }
 
@@ -403,20 +403,33 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
             const Isl<isl_map> from_last = check(isl_map_lex_le_map(rows->last.copy(), isl_map_identity(isl_space_map_from_set(
                                                                                           isl_space_range(isl_map_get_space(rows->last.get()))))),
                                                  "the other rows");  // { row -> T' : T' >= last(row) }
-            Isl<isl_map> after;  // { row -> T' }: iterations from the row's last on that write another row into its cells
-            for (size_t k = 0; k < writers.size(); k++) {
-                Isl<isl_map> t = check(isl_map_apply_range(others.copy(), writes[k].copy()), "the other rows");
-                t = check(isl_map_coalesce(isl_map_intersect(t.release(), from_last.copy())), "the other rows");
-                rows->other_writes.push_back(t);
-                after = after ? check(isl_map_union(after.release(), t.release()), "the other rows") : std::move(t);
-            }
-            // Their first, once for all reads, with a budget of its own; past it, each read
-            // is compared with each writer's (2).
+            // { row -> T' }: the iterations from the row's last on that write another row
+            // into its cells, and their first, once for all reads: from all writers' at
+            // once, then, past the limit, from each writer's, each with a budget of its own;
+            // past that too, each read is compared with each writer's (2).
+            auto after = [&](const Isl<isl_map> &writes) {
+                Isl<isl_map> t = check(isl_map_apply_range(others.copy(), writes.copy()), "the other rows");
+                return check(isl_map_coalesce(isl_map_intersect(t.release(), from_last.copy())), "the other rows");
+            };
             ctx.reset_operations();
             try {
-                rows->next = lexmin_by_pieces(after);
-                rows->other_writes.clear();
+                rows->next = lexmin_by_pieces(after(times));
             } catch (const Unsupported &) {
+            }
+            if (!rows->next) {
+                Isl<isl_map> all;
+                for (size_t k = 0; k < writers.size(); k++) {
+                    ctx.reset_operations();
+                    Isl<isl_map> t = after(writes[k]);
+                    rows->other_writes.push_back(t);
+                    all = all ? check(isl_map_union(all.release(), t.release()), "the other rows") : std::move(t);
+                }
+                ctx.reset_operations();
+                try {
+                    rows->next = lexmin_by_pieces(all);
+                    rows->other_writes.clear();
+                } catch (const Unsupported &) {
+                }
             }
         } catch (const Unsupported &u) {
             rows->failed = u.what();
