@@ -425,6 +425,19 @@ std::string model_values(const z3::model &m, const std::map<std::string, std::pa
     return o.str();
 }
 
+/** " f(x, y)": the point (32-bit coordinate terms) of Func `func` in model m; "" where a
+ * coordinate has no value there. */
+std::string point_in(const z3::model &m, const std::string &func, const std::vector<z3::expr> &point) {
+    std::string text;
+    for (const z3::expr &x : point) {
+        const z3::expr v = m.eval(x, true).simplify();
+        if (!v.is_numeral()) return "";
+        const uint64_t bits = v.get_numeral_uint64();
+        text += (text.empty() ? "" : ", ") + std::to_string(int64_t(int32_t(uint32_t(bits))));
+    }
+    return " " + func + "(" + text + ")";
+}
+
 /** ", where the code stores a and the algorithm defines b" for terms of type t in model
  * m, where both are values there (not those of uninterpreted floats); else "". */
 std::string values_in(const z3::model &m, const z3::expr &stored, const z3::expr &defined, Type t) {
@@ -1539,6 +1552,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                                 ", a value that depends on memory no store wrote before, where the output keeps it"
                                           : what + " stores, for " + model_values(model, enc.variables()) +
                                                 ", another value than the algorithm defines at its point" +
+                                                point_in(model, func.name, point) +
                                                 (to_output ? ", or into another point's cell" : "") +
                                                 values_in(model, stored, defined, s.store->value.type().element_of());
                         if (weakened > 0)

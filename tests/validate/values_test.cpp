@@ -158,9 +158,11 @@ TEST(ValidateValues, FloatsAreTheTermsThatComputeThemThenIeeeValues) {
     // v * 0.5f * 2.0f: the same value but where the product overflows or is subnormal.
     r = validator::validate_lowered(edited(q, [&](const Expr &v) { return by_constant(ir::ExprKind::Mul, 2.0)(by_constant(ir::ExprKind::Mul, 0.5)(v)); }));
     EXPECT_NE(r.verdict, Verdict::Proved) << r.to_string();
-    // v + 0.0f: -0.0 + 0.0 is +0.0.
+    // v + 0.0f: -0.0 + 0.0 is +0.0, shown with the point and both values.
     r = validator::validate_lowered(edited(q, by_constant(ir::ExprKind::Add, 0.0)));
-    EXPECT_NE(r.verdict, Verdict::Proved) << r.to_string();
+    EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
+    EXPECT_THAT(r.check("values")->detail, ::testing::HasSubstr("at its point g(")) << r.to_string();
+    EXPECT_THAT(r.check("values")->detail, ::testing::HasSubstr("the code stores 0 where the algorithm defines -0")) << r.to_string();
 }
 
 TEST(ValidateValues, ValuesAreFollowedThroughStorage) {
