@@ -204,7 +204,7 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
     if (options.progress) options.progress("checking bounds");
     r.bounds = guarded([&] { return check_bounds(nest); });
     if (options.progress) options.progress("checking values");
-    r.values = guarded([&] { return check_values(ctx, p, nest, options.rlimit, &r.values_run); });
+    r.values = guarded([&] { return check_values(ctx, p, nest, options.rlimit, &r.values_run, options.progress); });
     return r;
 }
 

@@ -1,5 +1,6 @@
 #include "validate/ValueCheck.h"
 
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -1137,7 +1138,7 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
 }  // namespace
 
 CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest, unsigned rlimit,
-                         std::map<std::string, int64_t> *run) {
+                         std::map<std::string, int64_t> *run, const std::function<void(const std::string &)> &progress) {
     const PipelineArgument *out = nullptr;
     for (const PipelineArgument &a : p.args)
         if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
@@ -1156,7 +1157,13 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     for (const Statement &s : nest.statements)
         for (const Statement::Read &r : s.reads) output_read = output_read || r.buffer == out->name;
     int checked = 0, cases = 0, reads = 0;
+    // Progress for long checks: how many stores are done, at most every few seconds.
+    auto last_report = std::chrono::steady_clock::now();
     for (const Statement &s : nest.statements) {
+        if (progress && s.id > 0 && std::chrono::steady_clock::now() - last_report > std::chrono::seconds(3)) {
+            progress("checking values: " + std::to_string(s.id) + " of " + std::to_string(nest.statements.size()) + " stores done");
+            last_report = std::chrono::steady_clock::now();
+        }
         const std::string name = "statement S" + std::to_string(s.id);
         if (!s.writes || !s.value.defined()) return {Verdict::Unknown, name + " is not modelled: " + s.unmodelled};
         const Provenance &prov = *s.provenance;
