@@ -141,6 +141,13 @@ struct LastWriterCache::Entry {
     Isl<isl_map> point;
 };
 
+/** Per reading statement: whether the cells its loads of a storage need are written
+ * (reads_written): all of them at once, or else per load (by its key). */
+struct ReadsWritten {
+    bool all = false;
+    std::map<std::string, bool> by_read;
+};
+
 /** The rows of folded storage (its folded coordinates, with the loops that key them) and
  * the iterations that write them: last_writers_by_rows. */
 struct LastWriterCache::Rows {
@@ -157,9 +164,9 @@ struct LastWriterCache::Rows {
      * { [T' -> key] } (the cells it writes in each iteration). */
     std::vector<Isl<isl_map>> iteration, keys;
     std::vector<Isl<isl_set>> cells;
-    /** Per reading statement: whether its loads' cells (all its loads of the storage) are
-     * written in their rows' last iterations (3). */
-    std::map<int, bool> written_for;
+    /** Per reading statement: whether its loads' cells are written in their rows' last
+     * iterations (3). */
+    std::map<int, ReadsWritten> written_for;
 };
 
 /** Storage that every writer fills, in each iteration of the loops it shares with a
@@ -171,9 +178,9 @@ struct LastWriterCache::Allocation {
     /** Per writer: { key }, the cells it writes in each iteration (the shared loops, then
      * the cell). */
     std::vector<Isl<isl_set>> cells;
-    /** Per reading statement: whether the cells of all its loads of the storage are written
-     * in their iteration. */
-    std::map<int, bool> written_for;
+    /** Per reading statement: whether the cells of its loads of the storage are written in
+     * their iteration. */
+    std::map<int, ReadsWritten> written_for;
 };
 
 namespace {
@@ -203,31 +210,52 @@ bool all_written(IslContext &ctx, const std::vector<Isl<isl_set>> &cells, Isl<is
     return isl_set_is_empty(left.get()) == isl_bool_true;
 }
 
-/** Whether the cells that all of statement `s`'s loads of `read`'s storage need (each
- * load's, by `needed_by`) are written (all_written), decided once per statement in
- * `written_for` (the taps of a stencil: their pairs make one set, simpler than each
- * load's in turn); where that fails, whether `read`'s alone are. */
+/** Whether the cells that statement `s`'s load `read` needs (by `needed_by`) are written
+ * (all_written), decided for all its loads of the storage at once, in `written_for`: the
+ * taps of a stencil make one set of few pieces, simpler than each load's in turn. Where
+ * their union has many pieces (each coalescing of it costs more than a load's own check,
+ * and can reach the limit), or is not all written, each load is checked on its own, with
+ * the set already made. */
 bool reads_written(IslContext &ctx, const Statement &s, const Statement::Read &read, const std::vector<Isl<isl_set>> &cells,
-                   std::map<int, bool> &written_for, const std::function<bool(const Statement::Read &)> &alike,
+                   std::map<int, ReadsWritten> &written_for, const std::function<bool(const Statement::Read &)> &alike,
                    const std::function<Isl<isl_set>(const Statement::Read &)> &needed_by) {
-    auto [checked, added] = written_for.emplace(s.id, false);
+    constexpr int kFewPieces = 16;
+    auto [checked, added] = written_for.emplace(s.id, ReadsWritten{});
+    ReadsWritten &written = checked->second;
     if (added) {
+        std::vector<std::pair<const Statement::Read *, Isl<isl_set>>> needed;
         try {
-            Isl<isl_set> left;
             bool all = true;
             for (const Statement::Read &r : s.reads) {
                 if (r.buffer != read.buffer) continue;
                 all = all && alike(r);
                 if (!all) break;
-                Isl<isl_set> n = needed_by(r);
-                left = left ? check(isl_set_coalesce(isl_set_union(left.release(), n.release())), "the cell's writes") : std::move(n);
+                ctx.reset_operations();
+                needed.emplace_back(&r, needed_by(r));
             }
-            checked->second = all && all_written(ctx, cells, std::move(left));
+            Isl<isl_set> left;
+            for (size_t i = 0; all && i < needed.size(); i++) {
+                ctx.reset_operations();
+                left = left ? check(isl_set_coalesce(isl_set_union(left.release(), needed[i].second.copy())), "the cell's writes")
+                            : needed[i].second;
+                all = isl_set_n_basic_set(left.get()) <= kFewPieces;
+            }
+            written.all = all && all_written(ctx, cells, std::move(left));
         } catch (const Unsupported &) {
+        }
+        if (!written.all) {
+            for (const auto &[r, n] : needed) {
+                try {
+                    written.by_read[r->key] = all_written(ctx, cells, n);
+                } catch (const Unsupported &) {
+                }
+            }
         }
         ctx.reset_operations();
     }
-    return checked->second || all_written(ctx, cells, needed_by(read));
+    if (written.all) return true;
+    if (auto it = written.by_read.find(read.key); it != written.by_read.end()) return it->second;
+    return all_written(ctx, cells, needed_by(read));
 }
 
 /** { key -> F[x] }: the point whose final value the writers store into each cell (keyed
