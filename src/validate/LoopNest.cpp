@@ -720,6 +720,9 @@ private:
                                               check(isl_pw_aff_add(h.copy(), rest.copy()), "a bound"), extent);
                 approx = check(isl_set_union(approx.release(), isl_set_intersect(isl_pw_aff_gt_set(l.copy(), h.copy()), domain.copy())),
                                "the cells outside");
+                // Empty under the context's hull (a superset, without the context's pieces)
+                // is empty under the context.
+                if (isl_set_is_empty(approx.get()) == isl_bool_true) continue;
                 approx = check(isl_set_intersect_params(approx.release(), nest_.context.copy()), "the cells outside");
                 if (isl_set_is_empty(approx.get()) == isl_bool_true) continue;
             }
