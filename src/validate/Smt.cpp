@@ -32,18 +32,17 @@ z3::sort SmtScalars::sort(Type t) const {
     return c_.bv_sort(unsigned(t.bits));
 }
 
-z3::expr SmtScalars::rounding(Z3_ast (*mode)(Z3_context)) const {
-    Z3_ast r = mode(c_);
+z3::expr SmtScalars::term(Z3_ast r) const {
     c_.check_error();
     return z3::expr(c_, r);
 }
 
+z3::expr SmtScalars::rounding(Z3_ast (*mode)(Z3_context)) const { return term(mode(c_)); }
+
 z3::expr SmtScalars::float_constant(Type t, double v) const {
     const z3::sort s = sort(t);
-    Z3_ast r = std::isnan(v) ? Z3_mk_fpa_nan(c_, s)
-                             : t.bits == 32 ? Z3_mk_fpa_numeral_float(c_, float(v), s) : Z3_mk_fpa_numeral_double(c_, v, s);
-    c_.check_error();
-    return z3::expr(c_, r);
+    return term(std::isnan(v) ? Z3_mk_fpa_nan(c_, s)
+                              : t.bits == 32 ? Z3_mk_fpa_numeral_float(c_, float(v), s) : Z3_mk_fpa_numeral_double(c_, v, s));
 }
 
 z3::expr SmtScalars::constant(Type t, Scalar v) const {
@@ -59,10 +58,6 @@ z3::expr SmtScalars::constant(Type t, Scalar v) const {
 z3::expr SmtScalars::float_binary(ExprKind op, Type t, const z3::expr &a, const z3::expr &b) const {
     require_float(t);
     const z3::expr rne = rounding(Z3_mk_fpa_rne);
-    auto term = [&](Z3_ast r) {
-        c_.check_error();
-        return z3::expr(c_, r);
-    };
     auto less = [&](const z3::expr &x, const z3::expr &y) { return term(Z3_mk_fpa_lt(c_, x, y)); };
     auto equal = [&](const z3::expr &x, const z3::expr &y) { return term(Z3_mk_fpa_eq(c_, x, y)); };
     switch (op) {
@@ -160,10 +155,6 @@ z3::expr SmtScalars::binary(ExprKind op, Type t, const z3::expr &a, const z3::ex
 }
 
 z3::expr SmtScalars::cast(Type to, Type from, const z3::expr &v) const {
-    auto term = [&](Z3_ast r) {
-        c_.check_error();
-        return z3::expr(c_, r);
-    };
     if (to.is_float()) {
         const z3::sort s = sort(to);
         const z3::expr rne = rounding(Z3_mk_fpa_rne);
@@ -211,10 +202,6 @@ z3::expr SmtScalars::cast(Type to, Type from, const z3::expr &v) const {
 }
 
 z3::expr SmtScalars::intrinsic(Intrinsic op, Type t, const std::vector<Type> &arg_types, const std::vector<z3::expr> &args) const {
-    auto term = [&](Z3_ast r) {
-        c_.check_error();
-        return z3::expr(c_, r);
-    };
     if (args.empty() || arg_types.size() != args.size() || !arg_types[0].is_float())
         throw Unsupported(std::string("the intrinsic ") + intrinsic_name(op) + " is not modelled on these operands");
     const Type a = arg_types[0];
@@ -253,7 +240,7 @@ Scalar SmtScalars::value(Type t, const z3::expr &e) const {
     if (t.is_float()) {
         require_float(t);
         if (Z3_fpa_is_numeral_nan(c_, v)) return make_float(std::nan(""));
-        const z3::expr bits = z3::expr(c_, Z3_mk_fpa_to_ieee_bv(c_, v)).simplify();
+        const z3::expr bits = term(Z3_mk_fpa_to_ieee_bv(c_, v)).simplify();
         if (!bits.is_numeral()) throw Unsupported("not a constant");
         const uint64_t b = bits.get_numeral_uint64();
         if (t.bits == 32) {

@@ -47,6 +47,8 @@ private:
     z3::expr float_constant(Type t, double v) const;
     /** The rounding modes used: to nearest even, toward zero, toward -inf and +inf. */
     z3::expr rounding(Z3_ast (*mode)(Z3_context)) const;
+    /** A term the C API made (its error, if any, thrown as z3::exception). */
+    z3::expr term(Z3_ast r) const;
 
     z3::context &c_;
 };

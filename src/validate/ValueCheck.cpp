@@ -21,6 +21,7 @@
 #include "validate/LastWriter.h"
 #include "validate/Recurrence.h"
 #include "validate/Smt.h"
+#include "semantics/Prophecy.h"
 
 namespace tessera::validator {
 
@@ -445,17 +446,8 @@ std::string values_in(const z3::model &m, const z3::expr &stored, const z3::expr
     try {
         z3::context &c = stored.ctx();
         const SmtScalars smt(c);
-        auto shown = [&](const z3::expr &e) {
-            const ir::Scalar v = smt.value(t, m.eval(e, true));
-            if (t.is_float()) {
-                std::ostringstream o;
-                o.precision(t.bits == 32 ? 9 : 17);
-                o << v.f;
-                return o.str();
-            }
-            if (t.is_bool()) return std::string(v.u ? "true" : "false");
-            return t.is_int() ? std::to_string(v.i) : std::to_string(v.u);
-        };
+        // As the interpreter's messages print values (the replays' reports beside it).
+        auto shown = [&](const z3::expr &e) { return semantics::scalar_to_string(t, smt.value(t, m.eval(e, true))); };
         if (t.is_float() && stored.get_sort().sort_kind() != Z3_FLOATING_POINT_SORT) return "";
         return " (the code stores " + shown(stored) + " where the algorithm defines " + shown(defined) + ")";
     } catch (const Unsupported &) {

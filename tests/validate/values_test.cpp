@@ -162,7 +162,7 @@ TEST(ValidateValues, FloatsAreTheTermsThatComputeThemThenIeeeValues) {
     r = validator::validate_lowered(edited(q, by_constant(ir::ExprKind::Add, 0.0)));
     EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
     EXPECT_THAT(r.check("values")->detail, ::testing::HasSubstr("at its point g(")) << r.to_string();
-    EXPECT_THAT(r.check("values")->detail, ::testing::HasSubstr("the code stores 0 where the algorithm defines -0")) << r.to_string();
+    EXPECT_THAT(r.check("values")->detail, ::testing::HasSubstr("the code stores 0f where the algorithm defines -0f")) << r.to_string();
 }
 
 TEST(ValidateValues, ValuesAreFollowedThroughStorage) {
