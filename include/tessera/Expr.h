@@ -63,22 +63,40 @@ private:
     std::string name_;
 };
 
-/** One dimension of a reduction domain (RDom). */
+/** One dimension of a reduction domain (RDom), or the name of a reduction loop.
+ *
+ * An RVar taken from an RDom (r.x, r[1], a 1-D RDom itself) is a dimension of it: it has a
+ * min and an extent and can appear in expressions. An RVar made from a name (or with a
+ * fresh one) is not bound to an RDom: like Halide's, it names the loops that split and fuse
+ * make of reduction loops, in schedules:
+ *
+ *     RVar ro("ro"), ri("ri");
+ *     Func partial = sum.update().split(r, ro, ri, 1024).rfactor(ri, u);
+ */
 class RVar {
 public:
-    RVar() = default;
+    /** A free RVar with a fresh, readable name ("r0", "r1", ...). */
+    RVar();
+    /** A free RVar named `name`. */
+    explicit RVar(const std::string &name);
     RVar(std::shared_ptr<ir::RDomData> domain, int index);
-    /** The user-visible name, e.g. "r.x" or the name given to the RDom dimension. */
+    /** The user-visible name, e.g. "r.x", the name given to the RDom dimension, or a free
+     * RVar's own. */
     const std::string &name() const;
+    /** The bounds of an RDom's dimension (a free RVar has none: CompileError). */
     Expr min() const;
     Expr extent() const;
     int index() const { return index_; }
     const std::shared_ptr<ir::RDomData> &domain() const { return domain_; }
+    /** Whether this RVar is a dimension of an RDom (else it only names a loop). */
+    bool is_bound() const { return domain_ != nullptr; }
+    /** The dimension itself, in an expression (a free RVar cannot be: CompileError). */
     operator Expr() const;
 
 private:
     std::shared_ptr<ir::RDomData> domain_;
     int index_ = 0;
+    std::string name_;  // a free RVar's name
 };
 
 }  // namespace tessera

@@ -60,7 +60,8 @@ public:
     operator RVar() const;
     operator Expr() const;
 
-    RVar x, y, z, w;
+    /** Its dimensions (of an undefined RDom, or past its dimensions: an error on use). */
+    RVar x{nullptr, 0}, y{nullptr, 1}, z{nullptr, 2}, w{nullptr, 3};
 
     const std::shared_ptr<ir::RDomData> &data() const { return data_; }
 

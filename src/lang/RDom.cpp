@@ -28,10 +28,12 @@ void RDom::init(const Region &region, const std::string &name) {
         }
         data_->dims.push_back({dname, cast(Int(32), r.min), cast(Int(32), r.extent)});
     }
+    // Past the RDom's dimensions, y, z and w stand for dimensions it lacks: using one is
+    // an error that says so (a free RVar in their place would name a loop nobody made).
     x = RVar(data_, 0);
-    if (region.size() > 1) y = RVar(data_, 1);
-    if (region.size() > 2) z = RVar(data_, 2);
-    if (region.size() > 3) w = RVar(data_, 3);
+    y = RVar(data_, 1);
+    z = RVar(data_, 2);
+    w = RVar(data_, 3);
 }
 
 RDom::RDom(const Region &region, const std::string &name) { init(region, name); }

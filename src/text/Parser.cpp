@@ -746,7 +746,8 @@ private:
     /** r or r.x, r.y, ...: an RVar of a declared RDom. */
     RVar rvar_ref() {
         const Token r = ident("an RVar");
-        if (!rdoms_.count(r.text)) fail(r, "'" + r.text + "' is not an RDom");
+        // Not an RDom: a reduction loop that split, fuse or rename made (rfactor checks it is one).
+        if (!rdoms_.count(r.text)) return RVar(r.text);
         const RDom &dom = rdoms_.at(r.text);
         if (!accept(".")) return RVar(dom);
         const Token d = ident("x, y, z or w");

@@ -350,6 +350,81 @@ TEST(Schedule, RFactorParallelSum) {
     }
 }
 
+// rfactor of loops that split and fuse made of the RDom's dimensions, named by free RVars
+// (Halide's standard parallel reduction), with extents the factors do not divide. rfactor
+// rewrites the algorithm itself, so besides the reference (which then runs the rewritten
+// definitions) each result is checked against sums computed here.
+TEST(Schedule, RFactorOfSplitAndFusedRVars) {
+    Buffer<int32_t> in = input_2d(67, 45);
+    // The sums of the original definitions, for x in [0, 4).
+    auto expect_sums = [&](Func f, const std::function<int32_t(int, int, int)> &term, const std::function<bool(int, int)> &where,
+                           const std::string &what) {
+        Buffer<int32_t> got = f.realize({4});
+        for (int x = 0; x < 4; x++) {
+            int32_t want = 0;
+            for (int ry = 0; ry < 45; ry++)
+                for (int rx = 0; rx < 67; rx++)
+                    if (where(rx, ry)) want += term(x, rx, ry);
+            EXPECT_EQ(got(x), want) << what << " at x = " << x;
+        }
+    };
+    auto everywhere = [](int, int) { return true; };
+    Var x("x"), u("u"), v("v");
+    for (int variant = 0; variant < 6; variant++) {
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        RDom r(0, 67, 0, 45, "r");
+        Func sum("sum");
+        sum(x) = 0;
+        sum(x) += in(r.x, r.y) * (r.x % 3 + 1) + x;
+        RVar ro("ro"), ri("ri"), rf("rf");
+        Func intm;
+        switch (variant) {
+        case 0:  // the inner loop of a split, as vector lanes
+            intm = sum.update().split(r.x, ro, ri, 16).rfactor(ri, u);
+            intm.compute_root().update().vectorize(u, 8);
+            break;
+        case 1:  // the outer loop of a split, in parallel
+            intm = sum.update().split(r.y, ro, ri, 8).rfactor(ro, u);
+            intm.compute_root().update().parallel(u);
+            break;
+        case 2:  // a fused loop, split again
+            intm = sum.update().fuse(r.x, r.y, rf).split(rf, ro, ri, 256).rfactor(ro, u);
+            intm.compute_root().update().parallel(u);
+            break;
+        case 3:  // two preserved loops of one split
+            intm = sum.update().split(r.x, ro, ri, 10).rfactor({{ro, u}, {ri, v}});
+            intm.compute_root().update().parallel(v);
+            break;
+        case 4: {  // fresh names, a renamed loop, a 1-D RDom of the whole buffer
+            RVar a, b;
+            RDom w(0, 67 * 45, "w");
+            Func s1("s1");
+            s1(x) = 0;
+            s1(x) += in(w % 67, w / 67) + x;
+            Func i1 = s1.update().rename(w, RVar("whole")).split(RVar("whole"), a, b, 1024).rfactor(b, u);
+            i1.compute_root().update().vectorize(u, 16);
+            expect_matches(s1, {0}, {3}, "rfactor of a fresh-named RVar");
+            expect_sums(s1, [&](int x, int rx, int ry) { return in(rx, ry) + x; }, everywhere, "s1");
+            continue;
+        }
+        case 5: {  // a where predicate over the split RDom
+            RDom w(0, 67, 0, 45, "w");
+            w.where(w.x < w.y + 10);
+            Func s2("s2");
+            s2(x) = 0;
+            s2(x) += in(w.x, w.y) + x;
+            Func i2 = s2.update().split(w.y, ro, ri, 4).rfactor(ri, u);
+            i2.compute_root().update().vectorize(u, 4);
+            expect_matches(s2, {0}, {3}, "rfactor of a split RVar with a where predicate");
+            expect_sums(s2, [&](int x, int rx, int ry) { return in(rx, ry) + x; }, [](int rx, int ry) { return rx < ry + 10; }, "s2");
+            continue;
+        }
+        }
+        expect_matches(sum, {0}, {3}, "rfactor of a split RVar, variant " + std::to_string(variant));
+        expect_sums(sum, [&](int x, int rx, int ry) { return in(rx, ry) * (rx % 3 + 1) + x; }, everywhere, "sum");
+    }
+}
+
 TEST(Schedule, ParallelPrefixScanAndHistogram) {
     Buffer<int32_t> in = input_2d(50, 40);
     Var x("x"), y("y");

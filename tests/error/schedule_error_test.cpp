@@ -219,7 +219,30 @@ TEST(ScheduleErrors, RFactorOfANonAssociativeUpdate) {
 TEST(ScheduleErrors, RFactorOfAForeignRVar) {
     Reduction q;
     RDom other(0, 4, "other");
-    expect_compile_error([&] { q.sum.update().rfactor(RVar(other), q.u); }, {"other.x is not an RVar of this update's RDom"});
+    expect_compile_error([&] { q.sum.update().rfactor(RVar(other), q.u); }, {"other.x is not a reduction loop of this update", "r.x, r.y"});
+}
+TEST(ScheduleErrors, RFactorOfALoopNobodyMade) {
+    Reduction q;
+    RVar ro("ro"), ri("ri");
+    expect_compile_error([&] { q.sum.update().split(q.r.x, ro, ri, 4).rfactor(RVar("rz"), q.u); },
+                         {"rz is not a reduction loop of this update", "ri, ro, r.y"});
+    Reduction q2;
+    expect_compile_error([&] { q2.sum.update().split(q2.r.x, ro, ri, 4, TailStrategy::ShiftInwards).rfactor(ri, q2.u); },
+                         {"the split of the reduction loop r.x uses ShiftInwards", "GuardWithIf"});
+}
+TEST(ScheduleErrors, FreeRVarsAreLoopNames) {
+    RVar named("ro"), fresh;
+    EXPECT_EQ(named.name(), "ro");
+    EXPECT_FALSE(fresh.name().empty());
+    EXPECT_NE(fresh.name(), RVar().name());
+    Func f("f");
+    Var x("x");
+    expect_compile_error([&] { f(x) = x + named; }, {"RVar ro is not a dimension of an RDom", "value in an expression", "split"});
+    expect_compile_error([&] { (void)fresh.extent(); }, {"RVar " + fresh.name() + " is not a dimension of an RDom", "extent"});
+    RDom r(0, 4, "r");
+    expect_compile_error([&] { f(x) = x + r.y; }, {"RDom r has 1 dimension, so r.y does not exist"});
+    RDom undefined;
+    expect_compile_error([&] { f(x) = x + undefined.x; }, {"a dimension of an undefined RDom"});
 }
 TEST(ScheduleErrors, RFactorOntoAnExistingDimension) {
     Reduction q;
