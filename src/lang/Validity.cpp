@@ -247,19 +247,23 @@ void check_update_definition(const FunctionData &f, int update_index, const std:
         }
     }
 
-    // Every Var used anywhere must be a bare left-hand side argument (rule 3b), and every
-    // self-reference must use the pure Vars unchanged in their positions (rule 3a).
+    // Every Var used anywhere must be a bare left-hand side argument in its own position
+    // (rule 3b), and every self-reference must use the pure Vars unchanged in their
+    // positions (rule 3a). The other arguments of the left-hand side, the reduction
+    // dimensions, may compute their coordinate from the pure Vars as from anything else
+    // (a bilateral grid's histogram(x, y, zi(x, y, r), c) += ...): only self-references and
+    // the pure positions are constrained.
     Uses uses;
     for (size_t i = 0; i < args.size(); i++) {
         if (pure_dims[i]) continue;
         Uses nested;
         nested.include(args[i]);
         for (const Variable *v : nested.vars) {
-            if (v->var_kind == VarKind::Pure)
+            if (v->var_kind == VarKind::Pure && v->name == f.args[i])
                 fail(f, stage, "argument " + std::to_string(i) + " of the left-hand side is " + to_string(args[i]) +
-                                   ", which uses the pure Var " + v->name +
-                                   " inside an expression; a pure Var must appear bare, in one position "
-                                   "(the separation rule)");
+                                   ", which uses the pure Var " + v->name + " of that position inside an expression; " +
+                                   v->name + " must appear there bare (the separation rule: otherwise the update "
+                                   "writes at other points than the ones it computes for)");
         }
         uses.include(args[i]);
     }

@@ -333,6 +333,73 @@ TEST(Validity, LeftHandSideArgumentIsAnExpressionOfAPureVar) {
     EXPECT_EQ(f.num_update_definitions(), 0);
 }
 
+// The bilateral grid's histogram: the bin of a reduction dimension is computed from the
+// pure Vars and the RDom. Legal (the formal rule constrains only the pure positions and
+// self-references, and Halide accepts it), beside the illegal forms that look like it.
+TEST(Validity, ReductionDimensionComputedFromPureVars) {
+    Buffer<int32_t> in(std::vector<int>{12, 8}, "in");
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 12; x++) in(x, y) = (x * 7 + y * 13) % 32;
+    Var x("x"), y("y"), z("z"), c("c");
+    RDom r(0, 4, 0, 4, "r");
+    Func hist("hist");
+    hist(x, y, z, c) = 0;
+    Expr val = in(clamp(x * 4 + r.x, 0, 11), clamp(y * 4 + r.y, 0, 7));
+    Expr zi = clamp(val / 8 + x % 2, 0, 4);
+    EXPECT_NO_THROW(hist(x, y, zi, c) += select(c == 0, val, 1));
+    // The self-reference in the value may use the computed bin too (z is not used).
+    Func h2("h2");
+    h2(x, y, z) = z;
+    EXPECT_NO_THROW(h2(x, y, zi) = h2(x, y, zi) * 2 + h2(x, y, zi + 1));
+    // The same, scheduled: the pure loops in parallel and as vector lanes (each lane its
+    // own bin: a scatter).
+    Func hs("hs");
+    hs(x, y, z, c) = 0;
+    hs(x, y, zi, c) += select(c == 0, val, 1);
+    hs.update(0).reorder(c, x, y).parallel(y).vectorize(x, 2);
+    // The bins, counted here.
+    for (const Func &f : {hist, hs}) {
+        SCOPED_TRACE(f.name());
+        Buffer<int32_t> out = f.realize({3, 2, 5, 2});
+        for (int yy = 0; yy < 2; yy++)
+            for (int xx = 0; xx < 3; xx++) {
+                int32_t want[5][2] = {};
+                for (int ry = 0; ry < 4; ry++)
+                    for (int rx = 0; rx < 4; rx++) {
+                        const int v = in(std::min(std::max(xx * 4 + rx, 0), 11), std::min(std::max(yy * 4 + ry, 0), 7));
+                        const int bin = std::min(std::max(v / 8 + xx % 2, 0), 4);
+                        want[bin][0] += v;
+                        want[bin][1] += 1;
+                    }
+                for (int zz = 0; zz < 5; zz++)
+                    for (int cc = 0; cc < 2; cc++) EXPECT_EQ(out(xx, yy, zz, cc), want[zz][cc]) << xx << ", " << yy << ", " << zz << ", " << cc;
+            }
+    }
+    Buffer<int32_t> o2 = h2.realize({3, 2, 6});
+    for (int yy = 0; yy < 2; yy++)
+        for (int xx = 0; xx < 3; xx++) {
+            int32_t col[7];
+            for (int zz = 0; zz < 7; zz++) col[zz] = zz;
+            for (int ry = 0; ry < 4; ry++)
+                for (int rx = 0; rx < 4; rx++) {
+                    const int v = in(std::min(std::max(xx * 4 + rx, 0), 11), std::min(std::max(yy * 4 + ry, 0), 7));
+                    const int bin = std::min(std::max(v / 8 + xx % 2, 0), 4);
+                    col[bin] = col[bin] * 2 + col[bin + 1];
+                }
+            for (int zz = 0; zz < 6; zz++) EXPECT_EQ(o2(xx, yy, zz), col[zz]) << xx << ", " << yy << ", " << zz;
+        }
+    // Illegal, side by side: the computed bin in x's own position; x bare in z's position;
+    // a self-reference that moves x; a Var the left-hand side lacks.
+    Func bad("bad");
+    bad(x, y, z) = 0;
+    expect_compile_error([&] { bad(x + zi, y, z) = bad(x + zi, y, z) + 1; },
+                         {"bad", "update 0", "argument 0", "pure Var x of that position", "bare"});
+    expect_compile_error([&] { bad(x, y, x) += 1; }, {"bad", "update 0", "argument 2", "the Var x", "has z there"});
+    expect_compile_error([&] { bad(x, y, zi) = bad(x + 1, y, zi) + 1; }, {"bad", "update 0", "x + 1", "argument 0"});
+    expect_compile_error([&] { bad(x, 0, zi) += 1; }, {"bad", "update 0", "the Var y", "not a bare argument"});
+    EXPECT_EQ(bad.num_update_definitions(), 0);
+}
+
 TEST(Validity, VarUsedInUpdateButNotBareOnLeftHandSide) {
     Var col("col"), rowv("rowv");
     Func g("gee"), f("blurry");
