@@ -6,6 +6,8 @@
 //              dlopen)
 //   compile_jit warm   Func::compile_jit in a process after the first run: the pipeline's
 //              printed form found in the cache's index (print + hash + dlopen; no lowering)
+// for Halide's blur, unsharp, histogram and matmul, and for deep pyramids (the local
+// Laplacian with 8 and 12 levels, push-pull interpolation with 10: apps/).
 // Usage: tessera_bench_compile_time [runs]   (default 15; cc cold runs a third as often)
 
 #include <algorithm>
@@ -22,6 +24,9 @@
 #include <tessera/tessera.h>
 
 #include "lang/Scheduling.h"
+
+#include "interpolate/interpolate.h"
+#include "local_laplacian/local_laplacian.h"
 
 #include "codegen/CodeGenC.h"
 #include "driver/AOT.h"
@@ -105,6 +110,12 @@ Pipeline matmul() {
     return {"matmul", prod};
 }
 
+// Deep pyramids, whose lowering must grow linearly with their levels: Halide's local
+// Laplacian (8 levels as in its app, and 12) and push-pull interpolation (10 levels).
+Pipeline local_laplacian_8() { return {"llap8", apps::make_local_laplacian(8).output}; }
+Pipeline local_laplacian_12() { return {"llap12", apps::make_local_laplacian(12).output}; }
+Pipeline interpolate_10() { return {"interp10", apps::make_interpolate(10).output}; }
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -116,7 +127,7 @@ int main(int argc, char **argv) {
     ::setenv("XDG_CACHE_HOME", (cache + "/xdg").c_str(), 1);
     std::printf("%-10s %10s %10s %10s %12s %18s %8s\n", "pipeline", "lower ms", "emit ms", "cc cold ms", "jit warm ms",
                 "compile_jit warm", "C lines");
-    for (auto make : {blur, unsharp, histogram, matmul}) {
+    for (auto make : {blur, unsharp, histogram, matmul, local_laplacian_8, local_laplacian_12, interpolate_10}) {
         Pipeline p = make();
         const double lower_ms = median_ms(runs, [&] { lower::lower(p.output.data()); });
         const ir::LoweredPipeline lowered = lower::lower(p.output.data());

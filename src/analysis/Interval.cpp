@@ -1236,6 +1236,16 @@ private:
 
 }  // namespace
 
+bool constant_upper_bound(const Expr &e, const std::vector<std::pair<std::string, Expr>> &lets, int64_t &hi, int64_t *lo) {
+    constexpr int kMaxTreeSize = 4096;
+    Expr x = e;
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+        if (!ir::tree_size_below(x, kMaxTreeSize)) return false;
+        if (ir::uses_var(x, it->first)) x = ir::substitute(it->first, it->second, x);
+    }
+    return ir::tree_size_below(x, kMaxTreeSize) && constant_upper_bound(x, hi, lo);
+}
+
 bool constant_upper_bound(const Expr &e, int64_t &hi, int64_t *lo) {
     Distribute d;
     Expr pushed = d.mutate(simplify_index(e));

@@ -150,6 +150,13 @@ bool const_bounds(const Expr &e, int64_t &lo, int64_t &hi);
  * (equal to hi when the expression is a constant in disguise, such as
  * min(a, b) + 23 - min(a, b) + 1). */
 bool constant_upper_bound(const Expr &e, int64_t &hi, int64_t *lo = nullptr);
+/** constant_upper_bound of e where the `lets` (outermost first) are in scope: those e uses
+ * are substituted first, innermost first. False, without looking further, once the
+ * expression grows past a few thousand nodes (as a tree): each let of a chain (a pyramid's
+ * levels) can use the one before more than once, so a long chain substituted makes a tree
+ * of exponential size. */
+bool constant_upper_bound(const Expr &e, const std::vector<std::pair<std::string, Expr>> &lets, int64_t &hi,
+                          int64_t *lo = nullptr);
 bool const_bounds(const Expr &e, const ConstBoundsScope &scope, int64_t &lo, int64_t &hi);
 
 }  // namespace tessera::analysis

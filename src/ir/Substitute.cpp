@@ -141,4 +141,22 @@ int memory_accesses(const Stmt &s) {
     return c.n;
 }
 
+bool tree_size_below(const Expr &e, int limit) {
+    struct Count : IRVisitor {
+        int left = 0;
+        using IRVisitor::include;
+#define TESSERA_COUNT_NODE(N)          \
+    void visit(const N *op) override { \
+        if (left <= 0) return;         \
+        left--;                        \
+        IRVisitor::visit(op);          \
+    }
+        TESSERA_FOR_EACH_EXPR(TESSERA_COUNT_NODE)
+#undef TESSERA_COUNT_NODE
+    } c;
+    c.left = limit;
+    c.include(e);
+    return c.left > 0;
+}
+
 }  // namespace tessera::ir

@@ -35,4 +35,10 @@ bool reads_memory(const Expr &e);
 /** The loads and stores in s: a measure of the size of a loop's body. */
 int memory_accesses(const Stmt &s);
 
+/** Whether e, as a tree (a shared subexpression counted at each use), has fewer than
+ * `limit` nodes. Costs at most `limit` steps: a guard before a walk of the whole tree,
+ * which is exponentially larger than the expression's memory where chains of lets were
+ * substituted. */
+bool tree_size_below(const Expr &e, int limit);
+
 }  // namespace tessera::ir

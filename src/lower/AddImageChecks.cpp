@@ -94,7 +94,7 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
     std::vector<Stmt> coverage;
     std::vector<RegionQuery> queries{RegionQuery{plan.output->name, plan.output->dimensions(), true}};
     for (const Call *img : inputs.images) queries.push_back(RegionQuery{img->name, int(img->args.size()), false});
-    const std::vector<RequiredRegion> regions = required_regions(s, queries);
+    const std::vector<RequiredRegion> regions = required_regions_with_lets(s, queries);
     {
         const FunctionData &out = *plan.output;
         const int dims = out.dimensions();
@@ -139,7 +139,13 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
                      str("]")}));
         }
     }
-    if (!coverage.empty()) s = insert_after_lets(s, coverage);
+    if (!coverage.empty()) {
+        // The named bounds the checks use (required_regions_with_lets), around them.
+        Stmt checks = Block::make(coverage);
+        const auto &lets = regions[0].lets;
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) checks = LetStmt::make(it->first, it->second, checks);
+        s = insert_after_lets(s, {checks});
+    }
     if (!startup.empty()) s = prepend(startup, s);
     return s;
 }

@@ -6,7 +6,7 @@
 //     if (extent >= K) loop over K iterations, vectorized or unrolled
 //     else             the same loop over `extent` iterations, serial
 //
-// The bound comes from the extent with the enclosing lets substituted, bounded by
+// The bound comes from the extent with the enclosing lets it uses substituted, bounded by
 // analysis::constant_upper_bound.
 
 #include <algorithm>
@@ -99,12 +99,12 @@ protected:
 private:
     const PipelinePlan &plan_;
 
-    /** A constant upper bound of e (with the lets substituted), or 0 if none is found;
-     * *lo, if given, receives the lower bound found with it. */
+    /** A constant upper bound of e (with the lets it uses substituted), or 0 if none is
+     * found; *lo, if given, receives the lower bound found with it. */
     static int64_t constant_upper_bound(const Expr &extent, const std::vector<std::pair<std::string, Expr>> &lets,
                                         int64_t *lo = nullptr) {
         int64_t hi = 0;
-        return analysis::constant_upper_bound(substitute_lets(lets, extent), hi, lo) ? hi : 0;
+        return analysis::constant_upper_bound(extent, lets, hi, lo) ? hi : 0;
     }
 
     std::vector<std::pair<std::string, Expr>> lets_;

@@ -3,6 +3,8 @@
 #include "analysis/Simplify.h"
 #include "ir/IREquality.h"
 #include "ir/IRVisitor.h"
+#include "ir/Names.h"
+#include "ir/Substitute.h"
 
 #include <algorithm>
 #include <functional>
@@ -57,10 +59,12 @@ std::set<std::string> variables_in(const Expr &e) {
 // the deferred bindings that use it.
 class Collector : public IRVisitor {
 public:
-    Collector(const Stmt &s, const std::vector<RegionQuery> &queries) : queries_(queries), found_(queries.size()) {
+    Collector(const Stmt &s, const std::vector<RegionQuery> &queries, bool name_large_bounds)
+        : queries_(queries), found_(queries.size()), name_large_bounds_(name_large_bounds) {
         CountBindings c;
         c.include(s);
         bindings_ = std::move(c.count);
+        if (name_large_bounds_) taken_ = names_in(s).vars;
     }
     using IRVisitor::include;
 
@@ -69,7 +73,8 @@ protected:
         include(op->min);
         include(op->extent);
         const Expr mn = op->min, ext = op->extent;
-        bind(op->name, {mn, ext}, [this, mn, ext] {
+        const std::string name = op->name;
+        bind(op->name, {mn, ext}, [this, mn, ext, name] {
             // Loops built by lowering have extent (max - min) + 1: read max off directly,
             // so the interval stays exactly [min, max].
             Interval lo = bounds(mn);
@@ -83,9 +88,9 @@ protected:
             const Add *add = as<Add>(extent);
             const Sub *sub = add ? as<Sub>(add->a) : nullptr;
             const IntImm *one = add ? as<IntImm>(add->b) : nullptr;
-            if (sub && one && one->value == 1 && equal(sub->b, mn)) return Interval{lo.min, bounds(sub->a).max};
+            if (sub && one && one->value == 1 && equal(sub->b, mn)) return named(name, Interval{lo.min, bounds(sub->a).max});
             Interval hi = bounds(Sub::make(Add::make(mn, extent), IntImm::make(mn.type(), 1)));
-            return Interval{lo.min, hi.max};
+            return named(name, Interval{lo.min, hi.max});
         });
         include(op->body);
         unbind(op->name);
@@ -93,14 +98,16 @@ protected:
     void visit(const LetStmt *op) override {
         include(op->value);
         const Expr value = op->value;
-        bind(op->name, {value}, [this, value] { return bounds(value); });
+        const std::string name = op->name;
+        bind(op->name, {value}, [this, value, name] { return named(name, bounds(value)); });
         include(op->body);
         unbind(op->name);
     }
     void visit(const Let *op) override {
         include(op->value);
         const Expr value = op->value;
-        bind(op->name, {value}, [this, value] { return bounds(value); });
+        const std::string name = op->name;
+        bind(op->name, {value}, [this, value, name] { return named(name, bounds(value)); });
         include(op->body);
         unbind(op->name);
     }
@@ -137,6 +144,20 @@ protected:
     }
 
 private:
+    /** `iv`, the bounds of the binding `name`, with each large endpoint replaced by a
+     * variable of its own (defined in lets_), where names are asked for. */
+    Interval named(const std::string &name, Interval iv) {
+        if (!name_large_bounds_) return iv;
+        for (Expr *end : {&iv.min, &iv.max}) {
+            if (!end->defined() || tree_size_below(*end, kLargeBound)) continue;
+            const std::string v = unique_name(name + (end == &iv.min ? ".lower" : ".upper"), taken_);
+            lets_.emplace_back(v, *end);
+            *end = Variable::make(end->type(), v);
+        }
+        return iv;
+    }
+    static constexpr int kLargeBound = 256;
+
     Interval bounds(const Expr &e) {
         bound_variables_of(e);
         return analysis::bounds_of_expr(e, scope_);
@@ -237,6 +258,7 @@ public:
                     b.max = fold<Max>(f.maxes[i]);
                 }
             }
+            f.region.lets = lets_;
             regions.push_back(std::move(f.region));
         }
         return regions;
@@ -275,6 +297,9 @@ private:
     };
     std::map<std::string, Deferred> deferred_;
     std::string consumer_;
+    const bool name_large_bounds_;
+    std::set<std::string> taken_;                       // the names in the statement and of lets_
+    std::vector<std::pair<std::string, Expr>> lets_;  // the named bounds, in order
     analysis::Scope scope_;
     std::unordered_set<const Call *> seen_;
 };
@@ -282,7 +307,13 @@ private:
 }  // namespace
 
 std::vector<RequiredRegion> required_regions(const Stmt &s, const std::vector<RegionQuery> &queries) {
-    Collector c(s, queries);
+    Collector c(s, queries, false);
+    c.include(s);
+    return c.finish();
+}
+
+std::vector<RequiredRegion> required_regions_with_lets(const Stmt &s, const std::vector<RegionQuery> &queries) {
+    Collector c(s, queries, true);
     c.include(s);
     return c.finish();
 }

@@ -15,6 +15,10 @@ namespace tessera::lower {
 
 struct RequiredRegion {
     std::vector<analysis::Interval> box;  // empty if never touched
+    /** Definitions, in order, of the variables `box` may use for the bounds of bindings
+     * (with RegionQuery lists' `name_large_bounds`): the box holds only where these lets
+     * are in scope. */
+    std::vector<std::pair<std::string, Expr>> lets;
     /** Per dimension: the Func whose definition made that dimension unbounded. */
     std::vector<std::string> unbounded_by;
     bool touched() const { return !box.empty(); }
@@ -31,5 +35,13 @@ struct RegionQuery {
     bool writes = false;
 };
 std::vector<RequiredRegion> required_regions(const ir::Stmt &s, const std::vector<RegionQuery> &queries);
+
+/** As required_regions, for a region of the whole statement (where nothing the statement
+ * binds is in scope): the bounds of a binding whose bound expressions are large get a name
+ * of their own (RequiredRegion::lets). The bounds of a binding are written in terms of the
+ * bounds of the bindings it uses, so that without names a chain of n bindings that each use
+ * the one before twice (the levels of a pyramid, each from two taps of the last) makes
+ * bounds of size 2^n. */
+std::vector<RequiredRegion> required_regions_with_lets(const ir::Stmt &s, const std::vector<RegionQuery> &queries);
 
 }  // namespace tessera::lower

@@ -115,11 +115,11 @@ protected:
     }
 
 private:
-    /** A constant upper bound of an extent, with the enclosing lets substituted, if it is
-     * small (at most kMaxConstantExtent). */
+    /** A constant upper bound of an extent, with the enclosing lets it uses substituted,
+     * if it is small (at most kMaxConstantExtent). */
     bool constant_extent_bound(const Expr &extent, int64_t &k) const {
         constexpr int64_t kMaxConstantExtent = 4096;
-        return analysis::constant_upper_bound(substitute_lets(lets_, extent), k) && k > 0 && k <= kMaxConstantExtent;
+        return analysis::constant_upper_bound(extent, lets_, k) && k > 0 && k <= kMaxConstantExtent;
     }
 
     const FuncPlan *plan_of_storage(const std::string &name) const {
