@@ -92,7 +92,9 @@ protected:
             Interval hi = bounds(Sub::make(Add::make(mn, extent), IntImm::make(mn.type(), 1)));
             return named(name, Interval{lo.min, hi.max});
         });
+        varying_.insert(op->name);
         include(op->body);
+        varying_.erase(op->name);
         unbind(op->name);
     }
     void visit(const LetStmt *op) override {
@@ -100,7 +102,9 @@ protected:
         const Expr value = op->value;
         const std::string name = op->name;
         bind(op->name, {value}, [this, value, name] { return named(name, bounds(value)); });
+        define(name, value);
         include(op->body);
+        undefine(name);
         unbind(op->name);
     }
     void visit(const Let *op) override {
@@ -108,7 +112,9 @@ protected:
         const Expr value = op->value;
         const std::string name = op->name;
         bind(op->name, {value}, [this, value, name] { return named(name, bounds(value)); });
+        define(name, value);
         include(op->body);
+        undefine(name);
         unbind(op->name);
     }
     void visit(const IfThenElse *op) override {
@@ -116,9 +122,9 @@ protected:
         bound_variables_of(op->condition);
         auto narrowed = analysis::narrow_by_condition(op->condition, scope_);
         for (auto &[name, iv] : narrowed) bound_users_of(name);
-        for (auto &[name, iv] : narrowed) push(name, iv);
+        for (auto &[name, iv] : narrowed) push(name, iv), narrowed_[name]++;
         include(op->then_case);
-        for (auto &[name, iv] : narrowed) pop(name);
+        for (auto &[name, iv] : narrowed) pop(name), narrowed_[name]--;
         if (op->else_case.defined()) include(op->else_case);
     }
     void visit(const ProducerConsumer *op) override {
@@ -158,9 +164,59 @@ private:
     }
     static constexpr int kLargeBound = 256;
 
+    /** The bounds of e: with the values of the lets it uses written in (expanded), then
+     * bounded. Bounding a let's variable by the bounds of its value forgets how it relates
+     * to other variables: where a tile's first and last channel are lets of the tile's
+     * loop, the channels of its vector loop, min(c.min + 16 * i, c.max - 15), were bounded
+     * as if c.min and c.max varied apart, down to 16 channels below the tile. */
     Interval bounds(const Expr &e) {
-        bound_variables_of(e);
-        return analysis::bounds_of_expr(e, scope_);
+        const Expr x = expand_lets(e);
+        bound_variables_of(x);
+        return analysis::bounds_of_expr(x, scope_);
+    }
+
+    /** e with the values of the lets in `values_` written in, as long as it stays small, and
+     * simplified (as an index: coordinates do not wrap), so that x - x cancels where both
+     * sides came from one let. A let narrowed by an enclosing if stays a variable: its
+     * narrowed bounds say more than its value. */
+    Expr expand_lets(const Expr &e) const {
+        constexpr int kExpansionBudget = 400;
+        if (values_.empty()) return e;
+        Expr x = e;
+        bool expanded = false;
+        for (int round = 0; round < 32; round++) {
+            std::map<std::string, Expr> sub;
+            for (const std::string &v : variables_in(x)) {
+                auto it = values_.find(v);
+                auto n = narrowed_.find(v);
+                if (it != values_.end() && (n == narrowed_.end() || n->second == 0)) sub.emplace(v, it->second);
+            }
+            if (sub.empty()) break;
+            const Expr y = substitute(sub, x);
+            if (!tree_size_below(y, kExpansionBudget)) break;
+            x = y;
+            expanded = true;
+        }
+        return expanded ? analysis::simplify_index(x) : x;
+    }
+    /** A let the bounds may expand: one whose value varies with a loop of the statement
+     * (else its bounds are its value itself, and nothing is lost), bound once in the
+     * statement, as are the names its value uses (so that they mean there what they mean
+     * where it is bound). */
+    void define(const std::string &name, const Expr &value) {
+        if (bindings_[name] != 1) return;
+        bool varies = false;
+        for (const std::string &v : variables_in(value)) {
+            if (bindings_[v] > 1) return;
+            varies = varies || varying_.count(v);
+        }
+        if (!varies) return;
+        values_[name] = value;
+        varying_.insert(name);
+    }
+    void undefine(const std::string &name) {
+        values_.erase(name);
+        varying_.erase(name);
     }
 
     /** Binds `name` to the interval `compute` returns, now or when first needed. */
@@ -298,6 +354,9 @@ private:
     std::map<std::string, Deferred> deferred_;
     std::string consumer_;
     const bool name_large_bounds_;
+    std::map<std::string, Expr> values_;    // the lets in scope that bounds may expand
+    std::set<std::string> varying_;         // the loops in scope, and the lets that vary with them
+    std::map<std::string, int> narrowed_;   // names narrowed by enclosing ifs (a count)
     std::set<std::string> taken_;                       // the names in the statement and of lets_
     std::vector<std::pair<std::string, Expr>> lets_;  // the named bounds, in order
     analysis::Scope scope_;

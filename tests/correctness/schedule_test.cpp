@@ -425,6 +425,53 @@ TEST(Schedule, RFactorOfSplitAndFusedRVars) {
     }
 }
 
+// Halide's conv_layer app with its CPU schedule: a register tile of 16-wide vectors of
+// channels times 5 pixels, the update's reduction loops inside, staging copies of the
+// filter at the RVar loop and of the input at the pixel loop, a fused parallel loop, bounds
+// on the output. The filter's staging copy is vectorized over a tile of the channels; the
+// bounds of the whole pipeline once related the tile's first and last channel only through
+// their separate ranges and asked for 16 (or 48) channels below the filter.
+TEST(Schedule, ConvLayerRegisterTiles) {
+    const int N = 2, CI = 8, CO = 128, W = 10, H = 2, vec = 16;
+    Buffer<float> input(std::vector<int>{CI, W + 2, H + 2, N}, "input"), filter(std::vector<int>{CO, 3, 3, CI}, "filter"),
+        bias(std::vector<int>{CO}, "bias");
+    for (int n = 0; n < N; n++)
+        for (int y = 0; y < H + 2; y++)
+            for (int x = 0; x < W + 2; x++)
+                for (int c = 0; c < CI; c++) input(c, x, y, n) = float((c * 7 + x * 13 + y * 5 + n * 3) % 17) - 8.0f;
+    for (int ci = 0; ci < CI; ci++)
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 3; x++)
+                for (int c = 0; c < CO; c++) filter(c, x, y, ci) = float((c * 3 + x * 11 + y * 7 + ci * 5) % 13) * 0.25f - 1.5f;
+    for (int c = 0; c < CO; c++) bias(c) = float(c % 5) - 2.0f;
+    for (int tile_w : {3, 4}) {
+        SCOPED_TRACE("tile of " + std::to_string(tile_w) + " vectors");
+        Var x("x"), y("y"), c("c"), n("n"), co("co"), ci("ci"), xo("xo"), xi("xi"), t("t");
+        Func staged_input("staged_input"), staged_filter("staged_filter"), conv("conv"), relu("relu");
+        staged_input(c, x, y, n) = input(c, x, y, n);
+        staged_filter(c, x, y, n) = filter(c, x, y, n);
+        RDom r(0, CI, 0, 3, 0, 3, "r");
+        conv(c, x, y, n) = bias(c);
+        conv(c, x, y, n) += staged_filter(c, r.y, r.z, r.x) * staged_input(r.x, x + r.y, y + r.z, n);
+        relu(c, x, y, n) = max(0.0f, conv(c, x, y, n));
+        relu.bound(c, 0, CO).bound(x, 0, W).bound(y, 0, H).bound(n, 0, N);
+        relu.split(c, co, ci, vec * tile_w)
+            .split(x, xo, xi, 5)
+            .reorder(ci, xi, xo, y, n, co)
+            .vectorize(ci, vec)
+            .unroll(ci)
+            .unroll(xi)
+            .fuse(n, co, t)
+            .parallel(t)
+            .parallel(y);
+        conv.compute_at(relu, xo).vectorize(c, vec).unroll(c).unroll(x).unroll(y);
+        conv.update().reorder(c, x, y, r.x, r.y, r.z, n).vectorize(c, vec).unroll(c).unroll(x).unroll(y).unroll(r.x, 2);
+        staged_filter.compute_at(conv, r.x).vectorize(c, vec).unroll(c).unroll(n);
+        staged_input.compute_at(conv, x).unroll(c);
+        expect_matches(relu, {0, 0, 0, 0}, {CO, W, H, N}, "conv layer");
+    }
+}
+
 TEST(Schedule, ParallelPrefixScanAndHistogram) {
     Buffer<int32_t> in = input_2d(50, 40);
     Var x("x"), y("y");

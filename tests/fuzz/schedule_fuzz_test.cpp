@@ -502,6 +502,63 @@ TEST(ScheduleFuzz, ValidatorNeverRefutesAMatchingSchedule) {
 }
 #endif
 
+// Schedules in the space of Halide's conv_layer app (a register tile of vectors of
+// channels times pixels, the update's reduction loops inside, staging copies of the inputs
+// computed at a loop of the update, fused parallel loops, bounds on the output), over
+// random sizes. Every read stays inside the inputs: a tile is never wider than the
+// channels, so ShiftInwards tails stay in the region. The random pipelines read their
+// inputs through boundary conditions, so they cannot show bounds that ask for too much of
+// an input; here an input check that fails is a bug (once: 16 channels below the filter).
+TEST(ScheduleFuzz, ConvLayerSchedules) {
+    ::setenv("TESSERA_C_OPT", "-O0", 0);
+    int matched = 0;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        tessera::testing::Rng rng(seed * 104729);
+        const int vec = 4 << rng.irange(0, 2), tile_w = rng.irange(1, 4), tile_h = rng.irange(1, 5);
+        const int CO = vec * tile_w * rng.irange(1, 3) + (rng.chance(50) ? vec * rng.irange(0, 2) : 0);
+        const int CI = rng.irange(1, 6), W = rng.irange(tile_h, 11), H = rng.irange(1, 3), N = rng.irange(1, 2);
+        std::ostringstream log;
+        log << "vec " << vec << ", tile " << tile_w << " x " << tile_h << ", CO " << CO << ", CI " << CI << ", W " << W
+            << ", H " << H << ", N " << N;
+        Buffer<float> input(std::vector<int>{CI, W + 2, H + 2, N}, "input"), filter(std::vector<int>{CO, 3, 3, CI}, "filter"),
+            bias(std::vector<int>{CO}, "bias");
+        tessera::testing::fill(Buffer<>(input), seed, tessera::testing::Fill::Small, -4, 4);
+        tessera::testing::fill(Buffer<>(filter), seed + 1, tessera::testing::Fill::Small, -1, 1);
+        tessera::testing::fill(Buffer<>(bias), seed + 2, tessera::testing::Fill::Small, -1, 1);
+        Var x("x"), y("y"), c("c"), n("n"), co("co"), ci("ci"), xo("xo"), xi("xi"), t("t");
+        Func staged_input("staged_input"), staged_filter("staged_filter"), conv("conv"), relu("relu");
+        staged_input(c, x, y, n) = input(c, x, y, n);
+        staged_filter(c, x, y, n) = filter(c, x, y, n);
+        RDom r(0, CI, 0, 3, 0, 3, "r");
+        conv(c, x, y, n) = bias(c);
+        conv(c, x, y, n) += staged_filter(c, r.y, r.z, r.x) * staged_input(r.x, x + r.y, y + r.z, n);
+        relu(c, x, y, n) = max(0.0f, conv(c, x, y, n));
+        if (rng.chance(70)) relu.bound(c, 0, CO).bound(x, 0, W).bound(y, 0, H).bound(n, 0, N), log << "; bound";
+        relu.split(c, co, ci, vec * tile_w).split(x, xo, xi, tile_h).reorder(ci, xi, xo, y, n, co).vectorize(ci, vec);
+        if (rng.chance(60)) relu.unroll(ci).unroll(xi), log << "; unrolled";
+        switch (rng.irange(0, 2)) {
+        case 0: relu.fuse(n, co, t).parallel(t).parallel(y), log << "; fuse(n, co)"; break;
+        case 1: relu.fuse(y, n, t).parallel(t), log << "; fuse(y, n)"; break;
+        default: relu.parallel(y).parallel(n).parallel(co), log << "; parallel y, n, co"; break;
+        }
+        conv.compute_at(relu, xo).vectorize(c, vec);
+        Stage update = conv.update();
+        update.reorder(c, x, y, r.x, r.y, r.z, n).vectorize(c, vec);
+        if (rng.chance(50)) conv.unroll(c).unroll(x), update.unroll(c).unroll(x), log << "; conv unrolled";
+        if (CI % 2 == 0 && rng.chance(50)) update.unroll(r.x, 2), log << "; unroll(r.x, 2)";
+        const char *filter_at[] = {"r.x", "r.y", "n"}, *input_at[] = {"x", "r.x", "y"};
+        const int fa = rng.irange(0, 2), ia = rng.irange(0, 2);
+        staged_filter.compute_at(LoopLevel(conv, VarOrRVar(filter_at[fa], fa < 2), 1)).vectorize(c, vec);
+        staged_input.compute_at(LoopLevel(conv, VarOrRVar(input_at[ia], ia == 1), 1));
+        log << "; filter at " << filter_at[fa] << ", input at " << input_at[ia];
+        SCOPED_TRACE(log.str());
+        const std::string diff = differential_check(relu, {0, 0, 0, 0}, {CO, W, H, N}, false);
+        EXPECT_EQ(diff, "");
+        matched += diff.empty();
+    }
+    EXPECT_EQ(matched, 24);
+}
+
 TEST(ScheduleFuzz, Shard0) { run_shard(0); }
 TEST(ScheduleFuzz, Shard1) { run_shard(1); }
 TEST(ScheduleFuzz, Shard2) { run_shard(2); }
