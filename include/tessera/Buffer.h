@@ -29,6 +29,9 @@ struct BufferDim {
 /** The shared state behind a Buffer handle. */
 struct BufferData {
     std::string name;
+    /** Made without a name: `name` is a fresh one ("b1") that the user never wrote, so a
+     * message describes the buffer by its type and size too. */
+    bool unnamed = false;
     Type type;
     std::vector<BufferDim> dims;
     std::shared_ptr<void> owner;  // keeps owned memory alive; null when wrapping

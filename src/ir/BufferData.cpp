@@ -48,6 +48,7 @@ std::shared_ptr<BufferData> layout(Type t, const std::vector<int> &sizes, const 
     if (t.is_vector()) throw CompileError("Buffers hold scalar elements, not " + t.to_string());
     auto b = std::make_shared<BufferData>();
     b->name = name.empty() ? ir::fresh_name('b') : name;
+    b->unnamed = name.empty();
     b->type = t;
     int64_t stride = 1;
     for (size_t i = 0; i < sizes.size(); i++) {

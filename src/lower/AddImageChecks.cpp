@@ -125,8 +125,9 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
         const RequiredRegion &r = regions[k + 1];
         for (int i = 0; i < dims; i++) {
             const analysis::Interval &iv = r.box[size_t(i)];
+            const std::string what = describe_input_buffer(img->name, img->buffer.get(), int(k));
             if (!iv.is_bounded())
-                throw CompileError("Input buffer " + img->name + " is accessed in an unbounded way in dimension " +
+                throw CompileError(what + " is accessed in an unbounded way in dimension " +
                                    std::to_string(i) + " by Func \"" + r.unbounded_by[size_t(i)] +
                                    "\"; clamp the coordinates (for example with a boundary condition)");
             Expr lo = analysis::simplify_index(iv.min), hi = analysis::simplify_index(iv.max);
@@ -134,7 +135,7 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
             Expr mx = Sub::make(Add::make(mn, buffer_extent(img->name, i)), IntImm::make(Int(32), 1));
             Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
             coverage.push_back(AssertStmt::make(
-                ok, {str("Input buffer \"" + img->name + "\" is read at [") , lo, str(", "), hi,
+                ok, {str(what + " is read at ["), lo, str(", "), hi,
                      str("] in dimension " + std::to_string(i) + ", but it covers only ["), mn, str(", "), mx,
                      str("]")}));
         }

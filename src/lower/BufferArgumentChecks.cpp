@@ -24,9 +24,9 @@ namespace {
 Expr i64(const Expr &e) { return Cast::make(Int(64), e); }
 Expr str(const std::string &s) { return StringImm::make(s); }
 
-std::string describe(const PipelineArgument &a) {
-    return std::string(a.kind == PipelineArgument::Kind::OutputBuffer ? "Output" : "Input") + " buffer \"" + a.name +
-           "\"";
+std::string describe(const PipelineArgument &a, int input_position) {
+    if (a.kind == PipelineArgument::Kind::OutputBuffer) return "Output buffer \"" + a.name + "\"";
+    return describe_input_buffer(a.name, a.buffer.get(), input_position);
 }
 
 }  // namespace
@@ -35,12 +35,15 @@ Stmt check_buffer_arguments(const std::vector<PipelineArgument> &args, Stmt s) {
     constexpr int64_t kLimit = int64_t(1) << 30;
     std::map<std::string, Expr> ones;
     std::vector<Stmt> checks;
+    int inputs = 0;  // the input buffers before `a`
     for (const PipelineArgument &a : args) {
         if (a.kind == PipelineArgument::Kind::Param) continue;
+        const std::string what = describe(a, inputs);
+        inputs += a.kind == PipelineArgument::Kind::InputBuffer;
         // min >= -2^30 && min <= 2^30 - extent, in int32 without wrapping (the runtime has
         // checked that extents are not negative); one check for all dimensions.
         Expr in_range;
-        std::vector<Expr> message{str(describe(a) + " has the coordinates ")};
+        std::vector<Expr> message{str(what + " has the coordinates ")};
         for (int d = 0; d < a.dimensions; d++) {
             const Expr mn = buffer_min(a.name, d), ex = buffer_extent(a.name, d);
             const Expr dim = And::make(GE::make(mn, IntImm::make(Int(32), -kLimit)),
@@ -60,7 +63,7 @@ Stmt check_buffer_arguments(const std::vector<PipelineArgument> &args, Stmt s) {
         ones[a.name + ".stride.0"] = IntImm::make(Int(64), 1);
         checks.push_back(AssertStmt::make(
             EQ::make(stride, IntImm::make(Int(64), 1)),
-            {str(describe(a) + " has stride "), stride,
+            {str(what + " has stride "), stride,
              str(" in dimension 0; compiled pipelines need dimension 0 of every buffer to be dense (stride 1)")}));
     }
     if (checks.empty()) return s;

@@ -58,6 +58,17 @@ std::string dim_var_name(const Definition &d, int i) {
     return v ? v->name : "_" + std::to_string(i);
 }
 
+std::string describe_input_buffer(const std::string &name, const ir::BufferData *buffer, int position) {
+    std::string text = "Input buffer \"" + name + "\"";
+    if (!buffer || !buffer->unnamed) return text;
+    std::string size;
+    for (const auto &d : buffer->dims) size += (size.empty() ? "" : " x ") + std::to_string(d.extent);
+    const int n = position + 1;
+    const char *suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    return text + " (an unnamed " + buffer->type.to_string() + " Buffer of " + (size.empty() ? "one element" : size) +
+           ", the pipeline's " + std::to_string(n) + suffix + " input buffer)";
+}
+
 Expr buffer_min(const std::string &b, int dim) {
     return Variable::make(Int(32), b + ".min." + std::to_string(dim));
 }

@@ -83,6 +83,12 @@ bool computes_past_region(const FuncPlan &p, const std::string &var);
  * loop variable a bound beyond is as good as that one, and +1 or -1 of it cannot wrap). */
 Expr saturate_to_int32(const Expr &e);
 
+/** An input buffer in a message: `Input buffer "in"`; for a Buffer made without a name,
+ * also what the user can recognize it by: `Input buffer "b1" (an unnamed float32 Buffer of
+ * 128 x 3 x 3 x 16, the pipeline's 2nd input buffer)`. `position` counts the pipeline's
+ * input buffers in the order of their first use (the order of its arguments) from 0. */
+std::string describe_input_buffer(const std::string &name, const ir::BufferData *buffer, int position);
+
 /** Buffer descriptor variables of a pipeline argument or allocation (src/ir/LoweredPipeline.h). */
 Expr buffer_min(const std::string &buffer, int dim);
 Expr buffer_extent(const std::string &buffer, int dim);

@@ -561,3 +561,29 @@ TEST(BadInput, NegativeRDomExtent) {
 }
 
 }  // namespace
+
+// A Buffer made without a name is described by what the user can recognize: its type, its
+// size and its place among the pipeline's inputs; a named one by its name alone.
+TEST(BadInput, AnUnnamedBufferReadPastItsEndIsDescribed) {
+    auto run = [] {
+        Buffer<float> a(std::vector<int>{10, 4}), b(std::vector<int>{16, 3, 3, 8});
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = b(x, y, 0, 0) + a(x + 1, y);
+        f.realize({16, 3});
+    };
+    expect_error<RuntimeError>(run, {"(an unnamed float32 Buffer of 10 x 4, the pipeline's 2nd input buffer) is read at [1, 16] in dimension 0, but it covers only [0, 9]"});
+    auto named = [] {
+        Buffer<float> a(std::vector<int>{10, 4}, "weights");
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = a(x + 1, y);
+        f.realize({16, 3});
+    };
+    expect_error<RuntimeError>(named, {"Input buffer \"weights\" is read at [1, 16] in dimension 0"});
+    try {
+        named();
+    } catch (const RuntimeError &e) {
+        EXPECT_EQ(std::string(e.what()).find("unnamed"), std::string::npos) << e.what();
+    }
+}
