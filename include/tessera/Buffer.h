@@ -54,6 +54,13 @@ Expr buffer_call(const std::shared_ptr<ir::BufferData> &b, std::vector<Expr> arg
 [[noreturn]] void buffer_type_mismatch(const ir::BufferData &b, Type wanted);
 [[noreturn]] void undefined_buffer_access();
 std::string unique_buffer_name();
+/** Views of a buffer's memory (Buffer::cropped, sliced, embedded, transposed): new
+ * descriptors over the same elements, keeping the memory alive. RuntimeError, naming the
+ * buffer, for a dimension or a range it does not have. */
+std::shared_ptr<ir::BufferData> cropped_view(const ir::BufferData &b, int d, int min, int extent);
+std::shared_ptr<ir::BufferData> sliced_view(const ir::BufferData &b, int d, int pos);
+std::shared_ptr<ir::BufferData> embedded_view(const ir::BufferData &b, int d, int pos);
+std::shared_ptr<ir::BufferData> transposed_view(const ir::BufferData &b, int d1, int d2);
 }  // namespace detail
 
 /** The element type T is static (Buffer<uint8_t>) or dynamic (Buffer<> = Buffer<void>). */
@@ -212,6 +219,16 @@ public:
         });
         return out;
     }
+
+    /** Views, as Halide's: the same memory, not a copy (writes through one are seen
+     * through the other). cropped(d, min, extent): the elements [min, min + extent) of
+     * dimension d. sliced(d, pos): the elements at pos in dimension d, without that
+     * dimension. embedded(d, pos): a new dimension d of extent 1 at coordinate pos.
+     * transposed(d1, d2): dimensions d1 and d2 swapped. */
+    Buffer cropped(int d, int min, int extent) const { return Buffer(detail::cropped_view(*data_, d, min, extent)); }
+    Buffer sliced(int d, int pos) const { return Buffer(detail::sliced_view(*data_, d, pos)); }
+    Buffer embedded(int d, int pos = 0) const { return Buffer(detail::embedded_view(*data_, d, pos)); }
+    Buffer transposed(int d1, int d2) const { return Buffer(detail::transposed_view(*data_, d1, d2)); }
 
     const std::shared_ptr<ir::BufferData> &data_handle() const { return data_; }
 

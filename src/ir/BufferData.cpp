@@ -95,6 +95,67 @@ void undefined_buffer_access() { throw RuntimeError("Access to an undefined Buff
 
 std::string unique_buffer_name() { return ir::fresh_name('b'); }
 
+namespace {
+
+void check_dimension(const BufferData &b, int d, int limit, const char *what) {
+    if (d < 0 || d >= limit)
+        throw RuntimeError("Buffer " + b.name + ": " + what + " of dimension " + std::to_string(d) + ", but it has " +
+                           std::to_string(b.dims.size()) + " dimensions");
+}
+
+void check_position(const BufferData &b, int d, int64_t lo, int64_t hi, const char *what) {
+    const ir::BufferDim &dim = b.dims[size_t(d)];
+    if (lo < dim.min || hi > int64_t(dim.min) + dim.extent - 1 || lo > hi + 1)
+        throw RuntimeError("Buffer " + b.name + ": " + what + " [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                           "] of dimension " + std::to_string(d) + ", outside its range [" + std::to_string(dim.min) + ", " +
+                           std::to_string(int64_t(dim.min) + dim.extent - 1) + "]");
+}
+
+/** A descriptor of the same memory, its first element moved to `pos` of dimension d. */
+std::shared_ptr<BufferData> moved_to(const BufferData &b, int d, int pos) {
+    auto v = std::make_shared<BufferData>(b);
+    const ir::BufferDim &dim = b.dims[size_t(d)];
+    v->host = b.host + (int64_t(pos) - dim.min) * dim.stride * b.type.bytes();
+    return v;
+}
+
+}  // namespace
+
+std::shared_ptr<BufferData> cropped_view(const BufferData &b, int d, int min, int extent) {
+    check_dimension(b, d, int(b.dims.size()), "a crop");
+    if (extent < 0) throw RuntimeError("Buffer " + b.name + ": a crop of negative extent " + std::to_string(extent));
+    check_position(b, d, min, int64_t(min) + extent - 1, "a crop to");
+    auto v = moved_to(b, d, min);
+    v->dims[size_t(d)].min = min;
+    v->dims[size_t(d)].extent = extent;
+    return v;
+}
+
+std::shared_ptr<BufferData> sliced_view(const BufferData &b, int d, int pos) {
+    check_dimension(b, d, int(b.dims.size()), "a slice");
+    check_position(b, d, pos, pos, "a slice at");
+    auto v = moved_to(b, d, pos);
+    v->dims.erase(v->dims.begin() + d);
+    return v;
+}
+
+std::shared_ptr<BufferData> embedded_view(const BufferData &b, int d, int pos) {
+    check_dimension(b, d, int(b.dims.size()) + 1, "an embedding as");
+    auto v = std::make_shared<BufferData>(b);
+    // Any stride addresses an extent of 1; the innermost dimension's must be 1 (dense).
+    const int64_t stride = d == 0 ? 1 : b.dims[size_t(d - 1)].stride * b.dims[size_t(d - 1)].extent;
+    v->dims.insert(v->dims.begin() + d, ir::BufferDim{pos, 1, stride});
+    return v;
+}
+
+std::shared_ptr<BufferData> transposed_view(const BufferData &b, int d1, int d2) {
+    check_dimension(b, d1, int(b.dims.size()), "a transposition");
+    check_dimension(b, d2, int(b.dims.size()), "a transposition");
+    auto v = std::make_shared<BufferData>(b);
+    std::swap(v->dims[size_t(d1)], v->dims[size_t(d2)]);
+    return v;
+}
+
 }  // namespace detail
 
 }  // namespace tessera
