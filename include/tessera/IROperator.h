@@ -116,6 +116,8 @@ template<typename T>
 Expr cast(Expr a) { return cast(type_of<T>(), std::move(a)); }
 /** The same bits seen as another type of the same width. */
 Expr reinterpret(Type t, Expr a);
+template<typename T>
+Expr reinterpret(Expr a) { return reinterpret(type_of<T>(), std::move(a)); }
 
 /** All three operands are evaluated; the condition must be a bool. */
 Expr select(Expr condition, Expr true_value, Expr false_value);

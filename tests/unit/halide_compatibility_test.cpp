@@ -1,0 +1,260 @@
+// docs/halide-compatibility.md stays true: every name it marks supported (or differs) is
+// used here, written as a Halide program would write it, and the results agree with the
+// reference interpreter (or with values computed here).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <tessera/tessera.h>
+
+#include "support/differential.h"
+
+using namespace tessera;
+using namespace tessera::testing::differential;
+
+namespace {
+
+std::string read_file(const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/** This file's code, without its comments. */
+std::string code_of_this_test() {
+    std::string code, line;
+    std::istringstream in(read_file(std::string(TESSERA_SOURCE_DIR) + "/tests/unit/halide_compatibility_test.cpp"));
+    while (std::getline(in, line)) {
+        const size_t c = line.find("//");
+        code += (c == std::string::npos ? line : line.substr(0, c)) + "\n";
+    }
+    return code;
+}
+
+void expect_matches(const Func &f, const std::vector<int> &mins, const std::vector<int> &extents, const std::string &what) {
+    EXPECT_EQ(differential_check(f, mins, extents, false), "") << what;
+}
+
+Buffer<float> image(int w, int h, int c) {
+    Buffer<float> b(std::vector<int>{w, h, c}, "image");
+    b.for_each_element([&](const std::vector<int> &p) { b(p) = float((p[0] * 7 + p[1] * 13 + p[2] * 29) % 31) / 31.0f; });
+    return b;
+}
+
+}  // namespace
+
+TEST(HalideCompatibility, EverySupportedNameIsUsedHere) {
+    const std::string doc = read_file(std::string(TESSERA_SOURCE_DIR) + "/docs/halide-compatibility.md");
+    const std::string code = code_of_this_test();
+    std::regex row(R"(^\| `([^`]+)` \| (supported|differs|not supported) \|)");
+    int rows = 0, used = 0;
+    std::istringstream lines(doc);
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, row)) continue;
+        rows++;
+        if (m[2] == "not supported") continue;
+        const std::string name = m[1];
+        const size_t colons = name.rfind("::");
+        const std::string cls = colons == std::string::npos ? "" : name.substr(0, colons).substr(name.substr(0, colons).rfind(':') + 1);
+        const std::string id = colons == std::string::npos ? name : name.substr(colons + 2);
+        std::vector<std::string> uses;
+        if (id.rfind("operator", 0) == 0) {
+            uses = {" " + id.substr(8) + " ", id.substr(8) == "()" ? "(x, y)" : id.substr(8)};
+        } else if (id == cls) {
+            uses = {id + "(", id + "<", id + " "};
+        } else {
+            uses = {"." + id + "(", "::" + id + "(", " " + id + "(", "(" + id + "(", " " + id + "<"};
+        }
+        bool found = false;
+        for (const std::string &u : uses) found = found || code.find(u) != std::string::npos;
+        EXPECT_TRUE(found) << name << " is marked " << m[2] << " in docs/halide-compatibility.md but not used here";
+        used++;
+    }
+    EXPECT_GT(rows, 100);
+    EXPECT_GT(used, 80);
+}
+
+TEST(HalideCompatibility, FuncDefinitionsAndQueries) {
+    Var x("x"), y("y");
+    Func f("f"), g, h(Expr(3));
+    EXPECT_FALSE(g.defined());
+    f(x, y) = x + y;
+    f(x, y) += 2;
+    f(x, y) -= 1;
+    f(x, y) *= 3;
+    f(x, y) /= 2;
+    RDom r(0, 3, "r");
+    f(x, r) = f(x, r) + 1;
+    EXPECT_TRUE(f.defined());
+    EXPECT_EQ(f.name(), "f");
+    EXPECT_EQ(f.dimensions(), 2);
+    EXPECT_EQ(f.type(), Int(32));
+    EXPECT_EQ(f.output_type(), Int(32));
+    EXPECT_EQ(f.args().size(), 2u);
+    EXPECT_TRUE(f.value().defined());
+    EXPECT_TRUE(f.has_update_definition());
+    EXPECT_EQ(f.num_update_definitions(), 5);
+    EXPECT_EQ(f.update_args(4).size(), 2u);
+    EXPECT_TRUE(f.update_value(4).defined());
+    f.update(4).unroll(x, 2);
+    EXPECT_EQ(h.dimensions(), 0);
+    expect_matches(f, {0, 0}, {5, 4}, "definitions and updates");
+}
+
+TEST(HalideCompatibility, LoopDirectives) {
+    Buffer<float> in = image(37, 23, 1);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), xii("xii"), t("t"), u("u");
+    Func a("a"), b("b"), c("c"), out("out");
+    a(x, y) = in(min(x, 36), min(y, 22), 0) * 2.0f;
+    b(x, y) = a(x, y) + a(x + 1, y);
+    c(x, y) = b(x, y) - b(x, y + 1);
+    out(x, y) = c(x, y) * 0.5f;
+    Param<int> p("p", 3);
+    out.split(x, xo, xi, 8).tile(xi, y, xii, yi, 4, 2, TailStrategy::GuardWithIf).reorder(xii, yi).parallel(y);
+    Func o2("o2");
+    o2(x, y) = in(x, y, 0);
+    o2.tile(x, y, xo, yo, xi, yi, 8, 4);
+    expect_matches(o2, {0, 0}, {32, 20}, "tile with outer names");
+    c.compute_at(out, y).split(x, x, xii, 8).vectorize(xii, 4).unroll(xii).serial(y);
+    b.compute_root().fuse(x, y, t).parallel(t, 16).rename(t, u);
+    a.compute_root().split(x, x, xi, 4).vectorize(xi).unroll(y, 2);
+    a.specialize(p > 2).parallel(y);
+    a.specialize_fail("p is too small");
+    expect_matches(out, {0, 0}, {30, 20}, "loop directives");
+    Func s("s");
+    RDom r(0, 10, "r");
+    s(x) = 0;
+    s(x) += r;
+    s.update().allow_race_conditions();
+    expect_matches(s, {0}, {4}, "allow_race_conditions");
+}
+
+TEST(HalideCompatibility, RFactorOfASplitRVar) {
+    Buffer<int32_t> in(std::vector<int>{1000}, "in");
+    for (int i = 0; i < 1000; i++) in(i) = i % 7 - 3;
+    Var u("u");
+    RDom r(0, 1000, "r");
+    Func sum("sum");
+    sum() = 0;
+    sum() += in(r);
+    RVar ro("ro"), ri("ri");
+    Func intm = sum.update().split(r, ro, ri, 64).rfactor(ri, u);
+    intm.compute_root().update().vectorize(u, 8);
+    Buffer<int32_t> got = sum.realize(std::vector<int>{});
+    int32_t want = 0;
+    for (int i = 0; i < 1000; i++) want += in(i);
+    EXPECT_EQ(got(), want);
+}
+
+TEST(HalideCompatibility, WhereValuesLive) {
+    Buffer<float> in = image(30, 20, 1);
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func a("a"), b("b"), c("c"), out("out");
+    a(x, y) = in(clamp(x, 0, 29), clamp(y, 0, 19), 0);
+    b(x, y) = a(x, y - 1) + a(x, y + 1);
+    c(x, y) = b(x, y) * 2.0f;
+    out(x, y) = c(x, y) + b(x, y);
+    out.split(y, yo, yi, 8);
+    a.store_root().compute_at(out, yi).fold_storage(y, 4);
+    b.store_at(out, yo).compute_at(LoopLevel(out, yi)).reorder_storage(y, x);
+    c.compute_inline();
+    out.bound(x, 0, 24).bound_extent(y, 16).align_bounds(x, 4);
+    Func wrapped = a.in(b);
+    wrapped.compute_at(b, y);
+    Func all = c.in();
+    (void)all;
+    Func both = b.in({c, out});
+    (void)both;
+    expect_matches(out, {0, 0}, {24, 16}, "compute and store levels");
+    Func r("r");
+    r(x, y) = in(x, y, 0);
+    r.compute_root();
+    expect_matches(r, {0, 0}, {30, 20}, "compute_root");
+}
+
+TEST(HalideCompatibility, CompilingAndRunning) {
+    ImageParam input(Float(32), 2, "input");
+    Param<float> scale("scale", 2.0f);
+    scale.set_range(0.0f, 10.0f);
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = input(x, y) * scale + cast<float>(input.width() + input.height() + input.dim(0).min() + input.dim(1).extent());
+    Buffer<float> b(std::vector<int>{8, 4}, "b");
+    input.set(b);
+    scale.set(3.0f);
+    EXPECT_EQ(scale.get(), 3.0f);
+    f.compile_jit(get_jit_target_from_environment());
+    Buffer<> out = f.realize({8, 4});
+    EXPECT_EQ(Buffer<float>(out)(1, 1), 0.0f * 3.0f + 8 + 4 + 0 + 4);
+    Buffer<float> into(std::vector<int>{8, 4});
+    f.realize(into);
+    EXPECT_EQ(into(2, 3), 16.0f);
+    EXPECT_EQ(f.infer_arguments().size(), 2u);
+    const std::string dir = ::testing::TempDir();
+    const std::vector<Argument> args = {input, scale};
+    f.compile_to_c(dir + "/compat_f.c", args, "compat_f");
+    f.compile_to_header(dir + "/compat_f.h", args, "compat_f");
+    f.compile_to_object(dir + "/compat_f.o", args, "compat_f", get_host_target());
+    f.compile_to_static_library(dir + "/compat_f_lib", args, "compat_f");
+    f.compile_to_lowered_stmt(dir + "/compat_f.stmt", args);
+    EXPECT_FALSE(read_file(dir + "/compat_f.h").empty());
+    EXPECT_EQ(Target("x86-64-linux-avx2-fma").to_string().find("avx2") != std::string::npos, true);
+}
+
+TEST(HalideCompatibility, VariablesDomainsAndParameters) {
+    Var x, y("y");
+    Func f("f");
+    Buffer<int32_t> k(std::vector<int>{3, 2}, "k");
+    k.fill(2);
+    RDom over_k(k);
+    RDom r(Region{{0, 4}, {1, 2}}, "r");
+    r.where(r.x != r.y);
+    EXPECT_EQ(r.dimensions(), 2);
+    f(x, y) = x * y;
+    f(x, y) += r.x * r[1];
+    f(x, y) += over_k.x + over_k.y;
+    expect_matches(f, {0, 0}, {3, 3}, "RDoms");
+}
+
+TEST(HalideCompatibility, BuffersAndBoundaryConditions) {
+    Buffer<float> in = image(9, 7, 2);
+    Buffer<float> copy = in.copy();
+    copy.set_min({1, 1, 0});
+    EXPECT_EQ(copy.dim(0).min(), 1);
+    EXPECT_EQ(copy.dim(0).max(), 9);
+    EXPECT_EQ(in.dim(1).stride(), 9);
+    EXPECT_EQ(in.number_of_elements(), 9 * 7 * 2);
+    EXPECT_EQ(in.cropped(0, 2, 3).sliced(2, 1).embedded(2, 0).transposed(0, 1).dimensions(), 3);
+    Buffer<> dynamic(Float(32), std::vector<int>{4});
+    EXPECT_EQ(dynamic.type(), Float(32));
+    Var x("x"), y("y"), c("c");
+    Func sum("sum");
+    namespace BC = BoundaryConditions;
+    sum(x, y, c) = BC::repeat_edge(in)(x, y, c) + BC::constant_exterior(in, 0.5f)(x, y, c) +
+                   BC::mirror_image(in)(x, y, c) + BC::mirror_interior(in)(x, y, c) + BC::repeat_image(in)(x, y, c);
+    expect_matches(sum, {-3, -2, 0}, {15, 11, 2}, "boundary conditions");
+}
+
+TEST(HalideCompatibility, Expressions) {
+    Var x("x"), y("y");
+    Func i("i"), f("f");
+    Expr a = x - 3, b = y + 1;
+    i(x, y) = a + b - a * b / 2 % 3 + (a << 1) + (b >> 1) + (a & 7) + (a | 1) + (a ^ b) + ~a +
+              select(a < b && !(a == 2) || a >= 4, min(a, b), max(a, b)) + clamp(a, -1, 1) + abs(a) +
+              cast<int>(absd(a, b)) + select(a < 0, 1, a > 2, 2, 0) + reinterpret<int32_t>(cast<uint32_t>(a));
+    Expr v = cast<float>(x) * 0.25f + 0.1f, w = cast(Float(32), y) * 0.5f + 0.2f;
+    f(x, y) = lerp(v, w, 0.25f) + sqrt(v) + exp(-v) + log(v) + pow(v, w) + sin(v) + cos(v) + tan(v) + asin(v * 0.1f) +
+              acos(v * 0.1f) + atan(v) + atan2(v, w) + sinh(v) + cosh(v) + tanh(v) + asinh(v) + acosh(v + 1.0f) +
+              atanh(v * 0.1f) + floor(v) + ceil(v) + round(v) + trunc(v) + fract(v) +
+              select(is_nan(v) || is_inf(w) || !is_finite(v), 1.0f, 0.0f);
+    expect_matches(i, {-4, -3}, {9, 8}, "integer expressions");
+    expect_matches(f, {0, 0}, {8, 8}, "float expressions");
+}
