@@ -11,6 +11,8 @@
 
 namespace tessera {
 
+class Func;
+
 namespace ir {
 
 /** A scalar parameter: its type, its current value and an optional asserted range. */
@@ -26,12 +28,16 @@ struct ParamData {
     Expr min_value, max_value;  // set_range; undefined when unconstrained
 };
 
+struct FunctionData;
+
 /** An image input: its type and dimensionality, and the buffer bound to it. */
 struct InputData {
     std::string name;
     Type type;
     int dimensions = 0;
     std::shared_ptr<BufferData> bound;
+    /** ImageParam::in(): the Func that takes the input's place in every Func but itself. */
+    std::shared_ptr<FunctionData> wrapper;
 };
 
 }  // namespace ir
@@ -95,6 +101,12 @@ public:
      * match: CompileError otherwise). */
     void set(const Buffer<> &b);
     Buffer<> get() const;
+
+    /** A Func wrapping the input, as Halide's ImageParam::in(): it takes the input's place
+     * in every Func of the pipeline (but itself), so that it can be scheduled as a staging
+     * copy (compute_at a loop, vectorized). Its Vars are _0, _1, ... (Var("_0")). The same
+     * Func on every call. */
+    Func in();
 
     /** Symbolic bounds of the bound buffer, usable in algorithms (e.g. for boundary
      * conditions and RDoms): known when the pipeline starts. */

@@ -2,9 +2,11 @@
 
 #include "ir/IR.h"
 #include "ir/Names.h"
+#include "lang/Scheduling.h"
 #include "lang/Validity.h"
 #include "ir/Scalar.h"
 #include "tessera/IROperator.h"
+#include "tessera/Func.h"
 #include "tessera/Param.h"
 
 namespace tessera {
@@ -82,6 +84,24 @@ ImageParam::ImageParam(Type t, int dimensions, const std::string &name)
 void ImageParam::set(const Buffer<> &b) { detail::bind_input(*data_, b.data_handle()); }
 
 Buffer<> ImageParam::get() const { return Buffer<>(data_->bound); }
+
+Func ImageParam::in() {
+    if (!data_) throw CompileError("in() of an undefined ImageParam");
+    if (!data_->wrapper) {
+        Func w(data_->name + "_global_wrapper");
+        std::vector<Var> vars;
+        std::vector<Expr> args;
+        for (int i = 0; i < data_->dimensions; i++) {
+            vars.emplace_back("_" + std::to_string(i));
+            args.push_back(vars.back());
+        }
+        w(vars) = detail::input_call(data_, args);
+        w.data()->schedule.wraps = data_->name;
+        data_->wrapper = w.data();
+        lang::schedule_changed();
+    }
+    return Func(data_->wrapper);
+}
 
 ImageParam::Dimension ImageParam::dim(int i) const {
     if (!data_) throw CompileError("Use of an undefined ImageParam");

@@ -180,6 +180,37 @@ TEST(HalideCompatibility, WhereValuesLive) {
     expect_matches(r, {0, 0}, {30, 20}, "compute_root");
 }
 
+TEST(HalideCompatibility, StagingCopiesOfInputs) {
+    // Halide's conv_layer: staging copies of the filter and the input with ImageParam::in(),
+    // scheduled with their implicit Vars _0, _1, ...
+    const int CI = 4, CO = 16, W = 6, H = 3;
+    ImageParam input(Float(32), 3, "input"), filter(Float(32), 4, "filter");
+    Buffer<float> in_b(std::vector<int>{CI, W + 2, H + 2}, "in_b"), filter_b(std::vector<int>{CO, 3, 3, CI}, "filter_b");
+    in_b.for_each_element([&](const std::vector<int> &p) { in_b(p) = float((p[0] * 3 + p[1] * 5 + p[2] * 7) % 11) - 5.0f; });
+    filter_b.for_each_element([&](const std::vector<int> &p) { filter_b(p) = float((p[0] + p[1] * 2 + p[2] * 3 + p[3]) % 5) * 0.5f; });
+    input.set(in_b);
+    filter.set(filter_b);
+    Var c("c"), x("x"), y("y"), _0("_0"), _3("_3");
+    RDom r(0, CI, 0, 3, 0, 3, "r");
+    Func conv("conv");
+    conv(c, x, y) = 0.0f;
+    conv(c, x, y) += filter(c, r.y, r.z, r.x) * input(r.x, x + r.y, y + r.z);
+    conv.bound(c, 0, CO).vectorize(c, 8);
+    conv.update().reorder(c, x, r.x, r.y, r.z, y).vectorize(c, 8);
+    Func staged_filter = filter.in(), staged_input = input.in();
+    EXPECT_EQ(staged_filter.dimensions(), 4);
+    EXPECT_TRUE(filter.in().data() == staged_filter.data());  // the same Func on every call
+    staged_filter.compute_at(conv, r.x).vectorize(_0, 8).unroll(_3);
+    staged_input.compute_at(conv, x).unroll(_0);
+    expect_matches(conv, {0, 0, 0}, {CO, W, H}, "staging copies of ImageParams");
+    // The copies are computed where the schedule says, and the update reads them.
+    const std::string stmt_file = ::testing::TempDir() + "/compat_staged.stmt";
+    conv.compile_to_lowered_stmt(stmt_file, {input, filter});
+    const std::string stmt = read_file(stmt_file);
+    EXPECT_NE(stmt.find("allocate filter_global_wrapper"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("allocate input_global_wrapper"), std::string::npos) << stmt;
+}
+
 TEST(HalideCompatibility, CompilingAndRunning) {
     ImageParam input(Float(32), 2, "input");
     Param<float> scale("scale", 2.0f);
