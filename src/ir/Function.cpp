@@ -66,13 +66,21 @@ std::vector<std::shared_ptr<FunctionData>> pipeline_functions(const std::shared_
     std::vector<std::shared_ptr<FunctionData>> order = dependency_order(f);
     std::set<const FunctionData *> seen;
     for (const auto &g : order) seen.insert(g.get());
+    auto add = [&](const std::shared_ptr<FunctionData> &w) {
+        if (seen.count(w.get())) return;
+        for (const auto &g : dependency_order(w))
+            if (seen.insert(g.get()).second) order.push_back(g);
+    };
     for (size_t i = 0; i < order.size(); i++) {
         for (const auto &[consumer, w] : order[i]->schedule.wrappers) {
             (void)consumer;
-            if (seen.count(w.get())) continue;
-            for (const auto &g : dependency_order(w))
-                if (seen.insert(g.get()).second) order.push_back(g);
+            add(w);
         }
+        // The wrappers of the ImageParams it reads (ImageParam::in()).
+        Referenced uses;
+        for (const Definition &d : order[i]->definitions) uses.include(d);
+        for (const Call *c : uses.images)
+            if (c->input && c->input->wrapper) add(c->input->wrapper);
     }
     return order;
 }
