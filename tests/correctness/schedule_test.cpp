@@ -12,6 +12,7 @@
 
 #include "ir/IRPrinter.h"
 #include "support/differential.h"
+#include "support/pipeline_corpus.h"
 
 using namespace tessera;
 using namespace tessera::testing::differential;
@@ -446,14 +447,9 @@ TEST(Schedule, ConvLayerRegisterTiles) {
     for (int c = 0; c < CO; c++) bias(c) = float(c % 5) - 2.0f;
     for (int tile_w : {3, 4}) {
         SCOPED_TRACE("tile of " + std::to_string(tile_w) + " vectors");
-        Var x("x"), y("y"), c("c"), n("n"), co("co"), ci("ci"), xo("xo"), xi("xi"), t("t");
-        Func staged_input("staged_input"), staged_filter("staged_filter"), conv("conv"), relu("relu");
-        staged_input(c, x, y, n) = input(c, x, y, n);
-        staged_filter(c, x, y, n) = filter(c, x, y, n);
-        RDom r(0, CI, 0, 3, 0, 3, "r");
-        conv(c, x, y, n) = bias(c);
-        conv(c, x, y, n) += staged_filter(c, r.y, r.z, r.x) * staged_input(r.x, x + r.y, y + r.z, n);
-        relu(c, x, y, n) = max(0.0f, conv(c, x, y, n));
+        tessera::testing::ConvLayer layer(input, filter, bias, CI);
+        auto &[x, y, c, n, staged_input, staged_filter, conv, relu, r] = layer;
+        Var co("co"), ci("ci"), xo("xo"), xi("xi"), t("t");
         relu.bound(c, 0, CO).bound(x, 0, W).bound(y, 0, H).bound(n, 0, N);
         relu.split(c, co, ci, vec * tile_w)
             .split(x, xo, xi, 5)

@@ -525,14 +525,9 @@ TEST(ScheduleFuzz, ConvLayerSchedules) {
         tessera::testing::fill(Buffer<>(input), seed, tessera::testing::Fill::Small, -4, 4);
         tessera::testing::fill(Buffer<>(filter), seed + 1, tessera::testing::Fill::Small, -1, 1);
         tessera::testing::fill(Buffer<>(bias), seed + 2, tessera::testing::Fill::Small, -1, 1);
-        Var x("x"), y("y"), c("c"), n("n"), co("co"), ci("ci"), xo("xo"), xi("xi"), t("t");
-        Func staged_input("staged_input"), staged_filter("staged_filter"), conv("conv"), relu("relu");
-        staged_input(c, x, y, n) = input(c, x, y, n);
-        staged_filter(c, x, y, n) = filter(c, x, y, n);
-        RDom r(0, CI, 0, 3, 0, 3, "r");
-        conv(c, x, y, n) = bias(c);
-        conv(c, x, y, n) += staged_filter(c, r.y, r.z, r.x) * staged_input(r.x, x + r.y, y + r.z, n);
-        relu(c, x, y, n) = max(0.0f, conv(c, x, y, n));
+        tessera::testing::ConvLayer layer(input, filter, bias, CI);
+        auto &[x, y, c, n, staged_input, staged_filter, conv, relu, r] = layer;
+        Var co("co"), ci("ci"), xo("xo"), xi("xi"), t("t");
         if (rng.chance(70)) relu.bound(c, 0, CO).bound(x, 0, W).bound(y, 0, H).bound(n, 0, N), log << "; bound";
         relu.split(c, co, ci, vec * tile_w).split(x, xo, xi, tile_h).reorder(ci, xi, xo, y, n, co).vectorize(ci, vec);
         if (rng.chance(60)) relu.unroll(ci).unroll(xi), log << "; unrolled";

@@ -717,6 +717,23 @@ inline CorpusPipeline index_through_func() {
 }  // namespace corpus
 
 /** A corpus entry: its name (a valid test name) and the function that builds it. */
+/** Halide's conv_layer algorithm (before its schedule): relu(c, x, y, n) of a 3x3
+ * convolution over CI input channels plus a bias, reading the input and the filter through
+ * staging copies (Funcs that only copy them, for a schedule to place). */
+struct ConvLayer {
+    Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
+    Func staged_input{"staged_input"}, staged_filter{"staged_filter"}, conv{"conv"}, relu{"relu"};
+    RDom r;
+    ConvLayer(const Buffer<float> &input, const Buffer<float> &filter, const Buffer<float> &bias, int CI)
+        : r(0, CI, 0, 3, 0, 3, "r") {
+        staged_input(c, x, y, n) = input(c, x, y, n);
+        staged_filter(c, x, y, n) = filter(c, x, y, n);
+        conv(c, x, y, n) = bias(c);
+        conv(c, x, y, n) += staged_filter(c, r.y, r.z, r.x) * staged_input(r.x, x + r.y, y + r.z, n);
+        relu(c, x, y, n) = max(0.0f, conv(c, x, y, n));
+    }
+};
+
 struct CorpusEntry {
     const char *name;
     CorpusPipeline (*make)();
