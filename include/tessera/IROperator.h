@@ -119,8 +119,21 @@ Expr reinterpret(Type t, Expr a);
 template<typename T>
 Expr reinterpret(Expr a) { return reinterpret(type_of<T>(), std::move(a)); }
 
+/** cast to t of a clamped to the range of t, as Halide's: integers saturate at t's
+ * limits; a float to an integer already saturates (docs/semantics.md §3); a float64 to
+ * float32 is clamped to the finite float32 range. */
+Expr saturating_cast(Type t, Expr a);
+template<typename T>
+Expr saturating_cast(Expr a) { return saturating_cast(type_of<T>(), std::move(a)); }
+
 /** All three operands are evaluated; the condition must be a bool. */
 Expr select(Expr condition, Expr true_value, Expr false_value);
+/** values[index], as Halide's mux: a chain of selects; an index below 0 gives the first
+ * value and one past the end the last. */
+Expr mux(Expr index, const std::vector<Expr> &values);
+/** e itself: Halide's hint that a branch is the likely one (Tessera's loop partitioning
+ * does not need it). */
+Expr likely(Expr e);
 /** select(c0, v0, c1, v1, ..., default) */
 template<typename... Rest>
 Expr select(Expr c0, Expr v0, Expr c1, Expr v1, Rest &&...rest) {

@@ -1,7 +1,9 @@
 // The user-facing operators and functions on Expr (include/tessera/IROperator.h): the
 // coercion rules of docs/semantics.md, then the IR node.
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ir/IR.h"
 #include "tessera/Error.h"
@@ -256,6 +258,38 @@ Expr cast(Type t, Expr a) {
     require_defined(a, "cast");
     if (a.type() == t) return a;
     return Cast::make(t, std::move(a));
+}
+
+Expr saturating_cast(Type t, Expr a) {
+    require_defined(a, "saturating_cast");
+    const Type from = a.type();
+    if (t.is_float() && from.is_float() && from.bits > t.bits) {
+        const double limit = t.bits == 32 ? double(std::numeric_limits<float>::max()) : double(std::numeric_limits<double>::max());
+        return cast(t, clamp(std::move(a), make_const(from, -limit), make_const(from, limit)));
+    }
+    if (t.is_float() || from.is_float() || from.is_bool() || t.is_bool()) return cast(t, std::move(a));
+    // Integers: the part of t's range that `from` can hold, in `from`.
+    __extension__ typedef __int128 i128;
+    auto type_min = [](Type x) { return x.is_uint() ? i128(0) : -(i128(1) << (x.bits - 1)); };
+    auto type_max = [](Type x) { return x.is_uint() ? (i128(1) << x.bits) - 1 : (i128(1) << (x.bits - 1)) - 1; };
+    const i128 lo = std::max(type_min(t), type_min(from)), hi = std::min(type_max(t), type_max(from));
+    if (lo > type_min(from)) a = max(a, make_const(from, int64_t(lo)));
+    if (hi < type_max(from)) a = min(a, make_const(from, int64_t(hi)));
+    return cast(t, std::move(a));
+}
+
+Expr mux(Expr index, const std::vector<Expr> &values) {
+    require_defined(index, "mux");
+    if (values.empty()) user_error("mux needs at least one value");
+    Expr result = values.back();
+    for (size_t k = values.size() - 1; k-- > 0;)
+        result = select(k == 0 ? (index <= 0) : (index == int(k)), values[k], result);
+    return result;
+}
+
+Expr likely(Expr e) {
+    require_defined(e, "likely");
+    return e;
 }
 
 Expr reinterpret(Type t, Expr a) {

@@ -71,7 +71,7 @@ TEST(HalideCompatibility, EverySupportedNameIsUsedHere) {
         } else if (id == cls) {
             uses = {id + "(", id + "<", id + " "};
         } else {
-            uses = {"." + id + "(", "::" + id + "(", " " + id + "(", "(" + id + "(", " " + id + "<"};
+            uses = {"." + id + "(", "::" + id + "(", " " + id + "(", "(" + id + "(", " " + id + "<", "(" + id + "<"};
         }
         bool found = false;
         for (const std::string &u : uses) found = found || code.find(u) != std::string::npos;
@@ -279,7 +279,7 @@ TEST(HalideCompatibility, Expressions) {
     Func i("i"), f("f");
     Expr a = x - 3, b = y + 1;
     i(x, y) = a + b - a * b / 2 % 3 + (a << 1) + (b >> 1) + (a & 7) + (a | 1) + (a ^ b) + ~a +
-              select(a < b && !(a == 2) || a >= 4, min(a, b), max(a, b)) + clamp(a, -1, 1) + abs(a) +
+              select((a < b && !(a == 2)) || a >= 4, min(a, b), max(a, b)) + clamp(a, -1, 1) + abs(a) +
               cast<int>(absd(a, b)) + select(a < 0, 1, a > 2, 2, 0) + reinterpret<int32_t>(cast<uint32_t>(a));
     Expr v = cast<float>(x) * 0.25f + 0.1f, w = cast(Float(32), y) * 0.5f + 0.2f;
     f(x, y) = lerp(v, w, 0.25f) + sqrt(v) + exp(-v) + log(v) + pow(v, w) + sin(v) + cos(v) + tan(v) + asin(v * 0.1f) +
@@ -287,5 +287,16 @@ TEST(HalideCompatibility, Expressions) {
               atanh(v * 0.1f) + floor(v) + ceil(v) + round(v) + trunc(v) + fract(v) +
               select(is_nan(v) || is_inf(w) || !is_finite(v), 1.0f, 0.0f);
     expect_matches(i, {-4, -3}, {9, 8}, "integer expressions");
+    // saturating_cast, mux and likely, against values computed here.
+    Func sat("sat");
+    sat(x) = cast<int32_t>(saturating_cast<uint8_t>(x * 40 - 100)) + cast<int32_t>(saturating_cast<int8_t>(cast<uint32_t>(x * 30))) +
+             mux(x - 2, {Expr(1000), Expr(2000), Expr(3000)}) + likely(x);
+    Buffer<int32_t> got = sat.realize({10});
+    for (int xx = 0; xx < 10; xx++) {
+        const int u8 = std::min(std::max(xx * 40 - 100, 0), 255), i8 = std::min(xx * 30, 127);
+        const int chosen = xx - 2 <= 0 ? 1000 : xx - 2 == 1 ? 2000 : 3000;
+        EXPECT_EQ(got(xx), u8 + i8 + chosen + xx) << "at " << xx;
+    }
+    expect_matches(sat, {-3}, {12}, "saturating_cast, mux, likely");
     expect_matches(f, {0, 0}, {8, 8}, "float expressions");
 }
