@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/ConstMath.h"
 #include "ir/IR.h"
 #include "tessera/Error.h"
 #include "tessera/IROperator.h"
@@ -269,9 +270,7 @@ Expr saturating_cast(Type t, Expr a) {
     }
     if (t.is_float() || from.is_float() || from.is_bool() || t.is_bool()) return cast(t, std::move(a));
     // Integers: the part of t's range that `from` can hold, in `from`.
-    __extension__ typedef __int128 i128;
-    auto type_min = [](Type x) { return x.is_uint() ? i128(0) : -(i128(1) << (x.bits - 1)); };
-    auto type_max = [](Type x) { return x.is_uint() ? (i128(1) << x.bits) - 1 : (i128(1) << (x.bits - 1)) - 1; };
+    using analysis::detail::i128, analysis::detail::type_min, analysis::detail::type_max;
     const i128 lo = std::max(type_min(t), type_min(from)), hi = std::min(type_max(t), type_max(from));
     if (lo > type_min(from)) a = max(a, make_const(from, int64_t(lo)));
     if (hi < type_max(from)) a = min(a, make_const(from, int64_t(hi)));

@@ -56,7 +56,8 @@ Definition reduction_loops_as_rdom(const Definition &d, const StageSchedule &s, 
     struct Loop {
         Expr min, extent;
     };
-    std::map<std::string, Loop> loops;  // the reduction loops made so far, by loop name
+    std::map<std::string, Loop> loops;   // the reduction loops made so far, by loop name
+    std::map<std::string, Loop> before;  // the bounds of each loop a rewrite consumed
     for (const RDomData::Dim &dim : d.rdom->dims) loops[dim.name] = {dim.min, dim.extent};
     std::vector<const Split *> rewrites;  // those of reduction loops, in order
     for (const Split &sp : s.splits) {
@@ -68,6 +69,7 @@ Definition reduction_loops_as_rdom(const Definition &d, const StageSchedule &s, 
                 fail("the split of the reduction loop " + sp.old_var + " uses " + tail_strategy_name(sp.tail) +
                      ", which would repeat or skip iterations of the reduction; use GuardWithIf");
             const Expr extent = it->second.extent;
+            before[sp.old_var] = it->second;
             loops.erase(it);
             loops[sp.outer] = {0, (extent + sp.factor - 1) / sp.factor};
             loops[sp.inner] = {0, sp.factor};
@@ -78,6 +80,8 @@ Definition reduction_loops_as_rdom(const Definition &d, const StageSchedule &s, 
             auto in = loops.find(sp.inner), out = loops.find(sp.outer);
             if (in == loops.end() || out == loops.end()) break;
             const Expr extent = in->second.extent * out->second.extent;
+            before[sp.inner] = in->second;
+            before[sp.outer] = out->second;
             loops.erase(sp.inner);
             loops.erase(sp.outer);
             loops[sp.old_var] = {0, extent};
@@ -88,6 +92,7 @@ Definition reduction_loops_as_rdom(const Definition &d, const StageSchedule &s, 
             auto it = loops.find(sp.old_var);
             if (it == loops.end()) break;
             const Loop l = it->second;
+            before[sp.old_var] = l;
             loops.erase(it);
             loops[sp.outer] = l;
             rewrites.push_back(&sp);
@@ -108,26 +113,6 @@ Definition reduction_loops_as_rdom(const Definition &d, const StageSchedule &s, 
     for (int i = 0; i < int(rdom->dims.size()); i++) value[rdom->dims[size_t(i)].name] = Variable::make_rvar(rdom, i);
     // Back through the rewrites, each old loop's value from its products'.
     std::vector<Expr> guards;
-    std::map<std::string, Loop> before;  // the bounds of each loop a rewrite consumed
-    {
-        std::map<std::string, Loop> now;
-        for (const RDomData::Dim &dim : d.rdom->dims) now[dim.name] = {dim.min, dim.extent};
-        for (const Split *sp : rewrites) {
-            if (sp->kind == Split::Kind::FuseVars) {
-                before[sp->inner] = now[sp->inner];
-                before[sp->outer] = now[sp->outer];
-                now[sp->old_var] = {0, now[sp->inner].extent * now[sp->outer].extent};
-            } else {
-                before[sp->old_var] = now[sp->old_var];
-                if (sp->kind == Split::Kind::SplitVar) {
-                    now[sp->outer] = {0, (now[sp->old_var].extent + sp->factor - 1) / sp->factor};
-                    now[sp->inner] = {0, sp->factor};
-                } else {
-                    now[sp->outer] = now[sp->old_var];
-                }
-            }
-        }
-    }
     for (auto it = rewrites.rbegin(); it != rewrites.rend(); ++it) {
         const Split &sp = **it;
         switch (sp.kind) {

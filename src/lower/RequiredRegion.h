@@ -16,8 +16,8 @@ namespace tessera::lower {
 struct RequiredRegion {
     std::vector<analysis::Interval> box;  // empty if never touched
     /** Definitions, in order, of the variables `box` may use for the bounds of bindings
-     * (with RegionQuery lists' `name_large_bounds`): the box holds only where these lets
-     * are in scope. */
+     * (required_regions_with_lets; the same for every region of one call): the box holds
+     * only where these lets are in scope. */
     std::vector<std::pair<std::string, Expr>> lets;
     /** Per dimension: the Func whose definition made that dimension unbounded. */
     std::vector<std::string> unbounded_by;
