@@ -9,6 +9,7 @@
 #include "tessera/Expr.h"
 #include "tessera/Func.h"
 #include "tessera/IROperator.h"
+#include "tessera/InlineReductions.h"
 #include "tessera/Param.h"
 #include "tessera/Program.h"
 #include "tessera/RDom.h"

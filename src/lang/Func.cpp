@@ -8,6 +8,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Function.h"
 #include "ir/Names.h"
+#include "lang/Definitions.h"
 #include "lang/Validity.h"
 #include "semantics/ReferenceInterpreter.h"
 #include "tessera/Func.h"
@@ -45,7 +46,12 @@ void freeze_callees(const FunctionData &f, const Definition &d) {
 
 void weaken_self_calls(const std::shared_ptr<FunctionData> &f, Definition &d);
 
-Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args, const Expr &value) {
+}  // namespace
+
+namespace lang {
+
+Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args, const Expr &value,
+                     const std::shared_ptr<RDomData> &over) {
     if (!f) throw CompileError("Definition of an undefined Func handle");
     if (!value.defined())
         throw CompileError("Func \"" + f->name + "\" is given an undefined Expr as its value");
@@ -78,6 +84,10 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
                            ", because it has already been realized or used in the definition of another "
                            "Func; add all updates of a Func before using it");
     d.rdom = lang::find_rdom(*f, update_index + 1, args, value);
+    if (over && d.rdom && d.rdom != over)
+        throw CompileError(ir::describe_definition(*f, update_index + 1) + " is a reduction over RDom " + over->name +
+                           ", but its value uses RVars of RDom " + d.rdom->name);
+    if (over) d.rdom = over;
     lang::check_update_definition(*f, update_index, args, value, d.rdom, d.pure_dims);
     if (d.rdom) d.predicates = d.rdom->predicates;
     {
@@ -100,6 +110,10 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
     freeze_callees(*f, f->definitions.back());
     return Stage(f, update_index + 1);
 }
+
+}  // namespace lang
+
+namespace {
 
 // A self-reference in an update must not own the Func it refers to: the definition is
 // stored in that Func, and an owning pointer would form a cycle that is never freed. The
@@ -140,8 +154,8 @@ std::string Stage::name() const {
     return func_->name + ".update(" + std::to_string(stage_ - 1) + ")";
 }
 
-Stage FuncRef::operator=(const Expr &e) { return add_definition(func_, args_, e); }
-Stage FuncRef::operator=(const FuncRef &e) { return add_definition(func_, args_, Expr(e)); }
+Stage FuncRef::operator=(const Expr &e) { return lang::add_definition(func_, args_, e); }
+Stage FuncRef::operator=(const FuncRef &e) { return lang::add_definition(func_, args_, Expr(e)); }
 
 Stage FuncRef::update_with(int op, const Expr &e) {
     if (!e.defined()) throw CompileError("Func \"" + func_->name + "\" is updated with an undefined Expr");
@@ -159,7 +173,7 @@ Stage FuncRef::update_with(int op, const Expr &e) {
             pure_args.push_back(Var(name));
         }
         Type t = e.type();
-        add_definition(func_, pure_args, op < 2 ? make_zero(t) : make_one(t));
+        lang::add_definition(func_, pure_args, op < 2 ? make_zero(t) : make_one(t));
         try {
             return update_with(op, e);
         } catch (...) {
@@ -178,7 +192,7 @@ Stage FuncRef::update_with(int op, const Expr &e) {
     case 2: value = self * rhs; break;
     default: value = self / rhs; break;
     }
-    return add_definition(func_, args_, value);
+    return lang::add_definition(func_, args_, value);
 }
 
 Stage FuncRef::operator+=(const Expr &e) { return update_with(0, e); }

@@ -10,10 +10,12 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include <tessera/BoundaryConditions.h>
+#include <tessera/InlineReductions.h>
 #include <tessera/Program.h>
 
 #include "ir/IR.h"
@@ -827,7 +829,8 @@ private:
             "pow",   "sin",    "cos",    "tan",   "asin",  "acos",   "atan",     "atan2",       "sinh",
             "cosh",  "tanh",   "asinh",  "acosh", "atanh", "floor",  "ceil",     "round",       "trunc",
             "fract", "is_nan", "is_inf", "is_finite", "lerp", "bitwise_and", "bitwise_or", "bitwise_xor",
-            "bitwise_not", "shift_left", "shift_right", "cast", "reinterpret", "true", "false"};
+            "bitwise_not", "shift_left", "shift_right", "cast", "reinterpret", "true", "false",
+            "sum", "product", "maximum", "minimum"};
         return names.count(n) > 0;
     }
 
@@ -948,8 +951,20 @@ private:
             return api(t, [&] { return n == "cast" ? cast(to, a[0]) : reinterpret(to, a[0]); });
         }
         if (builtin(n)) {
-            std::vector<Expr> a = call_args();
-            return api(t, [&] { return call_builtin(t, a); });
+            // sum(r, e) and the other inline reductions name an RDom first.
+            std::optional<RDom> over;
+            if ((n == "sum" || n == "product" || n == "maximum" || n == "minimum") && is("(") &&
+                peek(1).kind == Tok::Ident && rdoms_.count(peek(1).text) && is(",", 2))
+                over = rdoms_[peek(1).text];
+            std::vector<Expr> a;
+            if (over) {
+                pos_ += 3;  // '(' r ','
+                a.push_back(expr());
+                expect(")", "after the arguments");
+            } else {
+                a = call_args();
+            }
+            return api(t, [&] { return call_builtin(t, a, over); });
         }
         // A name followed by '(' is a call (Var and Func names may coincide, as in C++).
         if (vars_.count(n) && !(is("(") && funcs_.count(n)) && !(is(".") && inputs_.count(n))) return Var(n);
@@ -1059,7 +1074,7 @@ private:
         return api(t, [&] { return cast(ty, e); });
     }
 
-    Expr call_builtin(const Token &t, const std::vector<Expr> &a) {
+    Expr call_builtin(const Token &t, const std::vector<Expr> &a, const std::optional<RDom> &over = std::nullopt) {
         const std::string &n = t.text;
         auto arity = [&](size_t k) {
             if (a.size() != k)
@@ -1085,6 +1100,18 @@ private:
             Expr e = a.back();
             for (size_t i = a.size() - 1; i >= 2; i -= 2) e = select(a[i - 2], a[i - 1], e);
             return e;
+        }
+        if (n == "sum" || n == "product" || n == "maximum" || n == "minimum") {
+            // Inline reductions: (e) over the RDom e uses, or (r, e) over a named RDom.
+            static const std::map<std::string, std::pair<Expr (*)(Expr, const std::string &),
+                                                         Expr (*)(const RDom &, Expr, const std::string &)>>
+                reductions = {{"sum", {sum, sum}},
+                              {"product", {product, product}},
+                              {"maximum", {maximum, maximum}},
+                              {"minimum", {minimum, minimum}}};
+            const auto &[over_used, over_named] = reductions.at(n);
+            arity(1);
+            return over ? over_named(*over, a[0], n) : over_used(a[0], n);
         }
         if (n == "clamp" || n == "lerp") {
             arity(3);

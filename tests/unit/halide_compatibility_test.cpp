@@ -298,5 +298,10 @@ TEST(HalideCompatibility, Expressions) {
         EXPECT_EQ(got(xx), u8 + i8 + chosen + xx) << "at " << xx;
     }
     expect_matches(sat, {-3}, {12}, "saturating_cast, mux, likely");
+    // Inline reductions (tests/unit/inline_reductions_test.cpp checks their values).
+    RDom r(-1, 3, "r");
+    Func red("red");
+    red(x, y) = sum(x * r + y) + product(r + 3, "p") + maximum(r, y * r) - minimum(x - r) + sum(r, 1);
+    expect_matches(red, {-2, -2}, {6, 5}, "inline reductions");
     expect_matches(f, {0, 0}, {8, 8}, "float expressions");
 }
