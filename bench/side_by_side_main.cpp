@@ -30,6 +30,7 @@ struct Timing {
 Timing blur(const std::string &, int, uint16_t *, int, int, uint16_t *, int, int);
 Timing unsharp(const std::string &, int, float *, int, int, float *);
 Timing matmul(const std::string &, int, float *, float *, int, float *);
+Timing harris(const std::string &, int, float *, int, int, float *);
 }  // namespace tessera_side
 namespace halide_side {
 struct Timing {
@@ -39,6 +40,7 @@ struct Timing {
 Timing blur(const std::string &, int, uint16_t *, int, int, uint16_t *, int, int);
 Timing unsharp(const std::string &, int, float *, int, int, float *);
 Timing matmul(const std::string &, int, float *, float *, int, float *);
+Timing harris(const std::string &, int, float *, int, int, float *);
 }  // namespace halide_side
 
 namespace {
@@ -95,7 +97,8 @@ int main(int argc, char **argv) {
     std::vector<float> mt(size_t(n) * n), mh(size_t(n) * n);
 
     std::vector<Row> rows = {{"blur u16 2560x1536", {}, {}}, {"unsharp f32 2560x1536x3", {}, {}},
-                             {"matmul f32 1024^2", {}, {}}};
+                             {"matmul f32 1024^2", {}, {}}, {"harris f32 2560x1536x3", {}, {}}};
+    std::vector<float> ht(size_t(bw) * bh), hh(size_t(bw) * bh);
     for (int r = 0; r < rounds; r++) {
         // Who goes first alternates from round to round: the first system to run after
         // another pipeline refills the caches that pipeline left dirty, which slowed its
@@ -126,6 +129,9 @@ int main(int argc, char **argv) {
         record(rows[2], [&] { return tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data()); },
                [&] { return halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data()); });
         rows[2].same = rows[2].same && std::memcmp(mt.data(), mh.data(), mt.size() * sizeof(float)) == 0;
+        record(rows[3], [&] { return tessera_side::harris(target, runs, uin.data(), bw, bh, ht.data()); },
+               [&] { return halide_side::harris(target, runs, uin.data(), bw, bh, hh.data()); });
+        rows[3].same = rows[3].same && std::memcmp(ht.data(), hh.data(), ht.size() * sizeof(float)) == 0;
     }
 
     std::printf("%-26s %12s %12s %8s %14s %14s  %s\n", "pipeline", "Tessera ms", "Halide ms", "ratio", "Tessera cc ms",

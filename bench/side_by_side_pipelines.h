@@ -108,4 +108,44 @@ Timing matmul(const std::string &target, int runs, float *a, float *b, int n, fl
     return t;
 }
 
+// Halide's apps/harris with its CPU schedule: gray and the Sobel gradients per row of strips
+// of 32 rows (stored per strip), the 3x3 sums of gradient products as inline reductions.
+Timing harris(const std::string &target, int runs, float *in, int w, int h, float *out) {
+    using namespace lang;
+    Buffer<float> input(in, std::vector<int>{w, h, 3});
+    Buffer<float> output(out, std::vector<int>{w, h});
+    Var x("x"), y("y"), yi("yi");
+    Func in_b = BoundaryConditions::repeat_edge(input);
+    Func gray("gray");
+    gray(x, y) = 0.299f * in_b(x, y, 0) + 0.587f * in_b(x, y, 1) + 0.114f * in_b(x, y, 2);
+    Func iy("iy"), ix("ix");
+    iy(x, y) = gray(x - 1, y - 1) * (-1.0f / 12) + gray(x - 1, y + 1) * (1.0f / 12) + gray(x, y - 1) * (-2.0f / 12) +
+               gray(x, y + 1) * (2.0f / 12) + gray(x + 1, y - 1) * (-1.0f / 12) + gray(x + 1, y + 1) * (1.0f / 12);
+    ix(x, y) = gray(x - 1, y - 1) * (-1.0f / 12) + gray(x + 1, y - 1) * (1.0f / 12) + gray(x - 1, y) * (-2.0f / 12) +
+               gray(x + 1, y) * (2.0f / 12) + gray(x - 1, y + 1) * (-1.0f / 12) + gray(x + 1, y + 1) * (1.0f / 12);
+    Func ixx("ixx"), iyy("iyy"), ixy("ixy");
+    ixx(x, y) = ix(x, y) * ix(x, y);
+    iyy(x, y) = iy(x, y) * iy(x, y);
+    ixy(x, y) = ix(x, y) * iy(x, y);
+    RDom box(-1, 3, -1, 3, "box");
+    Expr sxx = sum(ixx(x + box.x, y + box.y));
+    Expr syy = sum(iyy(x + box.x, y + box.y));
+    Expr sxy = sum(ixy(x + box.x, y + box.y));
+    Expr det = sxx * syy - sxy * sxy;
+    Expr trace = sxx + syy;
+    Func harris("harris");
+    harris(x, y) = det - 0.04f * trace * trace;
+    const int vec = 8;
+    harris.split(y, y, yi, 32).parallel(y).vectorize(x, vec);
+    gray.store_at(harris, y).compute_at(harris, yi).vectorize(x, vec);
+    iy.store_at(harris, y).compute_at(harris, yi).vectorize(x, vec);
+    ix.store_at(harris, y).compute_at(harris, yi).vectorize(x, vec);
+    Timing t;
+    Target tgt(target);
+    t.compile_ms = time_ms([&] { harris.compile_jit(tgt); });
+    harris.realize(output, tgt);  // one untimed run: first-touch page faults, cold caches after the compiler
+    for (int i = 0; i < runs; i++) t.run_ms.push_back(time_ms([&] { harris.realize(output, tgt); }));
+    return t;
+}
+
 }  // namespace BENCH_NS

@@ -5,15 +5,24 @@
 // and stores (dense, strided or gathered: the C emitter picks the instruction). Store
 // annotations get one coordinate per lane.
 //
+// A Func computed inside the vectorized loop (an inline reduction, or any Func with an
+// update, computed at the innermost loop of its consumer, as Halide does) runs on lanes
+// too: each lane gets its own copy of the allocation (lane-innermost, so a point's lanes
+// are adjacent and its loads and stores dense), and a loop whose start differs between
+// lanes but whose number of iterations does not (the Func's loops over the consumer's
+// point) runs as a loop over the offset from each lane's start.
+//
 // A body that cannot run as lanes keeps the loop, run serially (same results): a branch
-// or a loop bound that differs between lanes, an allocation, an assertion on lane values,
-// or a store whose index is the same for every lane while its value is not. Loop
-// partitioning runs first, so the steady state of a GuardWithIf split carries no branch.
+// or a loop extent that differs between lanes, an allocation whose size does, an
+// assertion on lane values, or a store whose index is the same for every lane while its
+// value is not. Loop partitioning runs first, so the steady state of a GuardWithIf split
+// carries no branch.
 
 #include <algorithm>
 #include <set>
 
 #include "analysis/Simplify.h"
+#include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
@@ -89,8 +98,6 @@ protected:
     }
     TESSERA_WIDEN_BINARY(Div)
     TESSERA_WIDEN_BINARY(Mod)
-    TESSERA_WIDEN_BINARY(Min)
-    TESSERA_WIDEN_BINARY(Max)
     TESSERA_WIDEN_BINARY(EQ)
     TESSERA_WIDEN_BINARY(NE)
     TESSERA_WIDEN_BINARY(LT)
@@ -100,6 +107,22 @@ protected:
     TESSERA_WIDEN_BINARY(And)
     TESSERA_WIDEN_BINARY(Or)
 #undef TESSERA_WIDEN_BINARY
+
+    // The min or max of two ramps of one stride is a ramp (lane i: min(a + i s, b + i s) =
+    // min(a, b) + i s): the start of a Func's region at a vector of consecutive points.
+    Expr visit(const Min *op, const Expr &self) override { return extremum(op->a, op->b, self, false); }
+    Expr visit(const Max *op, const Expr &self) override { return extremum(op->a, op->b, self, true); }
+
+    Expr extremum(const Expr &oa, const Expr &ob, const Expr &self, bool is_max) {
+        Expr a = mutate(oa), b = mutate(ob);
+        if (a.same_as(oa) && b.same_as(ob)) return self;
+        auto op = [&](const Expr &x, const Expr &y) { return is_max ? Max::make(x, y) : Min::make(x, y); };
+        const Ramp *ra = as<Ramp>(a), *rb = as<Ramp>(b);
+        if (ra && rb && ra->lanes == rb->lanes && equal(ra->stride, rb->stride))
+            return Ramp::make(op(ra->base, rb->base), ra->stride, ra->lanes);
+        const int n = std::max(int(a.type().lanes), int(b.type().lanes));
+        return op(widen(a, n), widen(b, n));
+    }
 
     Expr visit(const Cast *op, const Expr &self) override {
         Expr v = mutate(op->value);
@@ -119,6 +142,7 @@ protected:
 
     Expr visit(const Load *op, const Expr &self) override {
         Expr i = mutate(op->index);
+        if (per_lane_.count(op->buffer)) i = lane_index(i);
         if (i.same_as(op->index)) return self;
         if (const Ramp *r = as<Ramp>(i); r && testing::injects(testing::Mutation::VectorLoadLanesReversed)) {
             // The last lane's element first.
@@ -170,6 +194,7 @@ protected:
 
     Stmt visit(const Store *op, const Stmt &self) override {
         Expr v = mutate(op->value), i = mutate(op->index);
+        if (per_lane_.count(op->buffer)) i = lane_index(i);
         if (v.same_as(op->value) && i.same_as(op->index)) return self;
         // All lanes writing one point with different values would race.
         if (i.type().lanes == 1) throw CannotVectorize();
@@ -193,7 +218,18 @@ protected:
 
     Stmt visit(const For *op, const Stmt &self) override {
         Expr mn = mutate(op->min), ex = mutate(op->extent);
-        if (mn.type().lanes > 1 || ex.type().lanes > 1) throw CannotVectorize();
+        if (ex.type().lanes > 1) ex = lane_uniform(ex);
+        if (!ex.defined()) throw CannotVectorize();
+        if (mn.type().lanes > 1) {
+            // Each lane starts elsewhere, all run ex iterations: loop over the offset k,
+            // and the loop variable is the vector start + k.
+            const std::string k = op->name + ".offset";
+            Stmt inner = LetStmt::make(op->name, Add::make(op->min, Variable::make(op->min.type(), k)), op->body);
+            bind(k, Expr());
+            Stmt body = mutate(inner);
+            scope_[k].pop_back();
+            return For::make(k, make_zero(op->min.type()), ex, ForType::Serial, body, op->loop);
+        }
         bind(op->name, Expr());
         Stmt body = mutate(op->body);
         scope_[op->name].pop_back();
@@ -204,7 +240,21 @@ protected:
         return For::make(op->name, mn, ex, t, body, op->loop);
     }
 
-    Stmt visit(const Allocate *, const Stmt &) override { throw CannotVectorize(); }
+    Stmt visit(const Allocate *op, const Stmt &) override {
+        // One copy per lane, the lane innermost.
+        std::vector<Expr> extents;
+        for (const Expr &e : op->extents) {
+            Expr u = mutate(e);
+            if (u.type().lanes > 1) u = lane_uniform(u);
+            if (!u.defined()) throw CannotVectorize();
+            extents.push_back(u);
+        }
+        extents.push_back(IntImm::make(extents.empty() ? Int(64) : extents.back().type(), lanes_));
+        per_lane_.insert(op->name);
+        Stmt body = mutate(op->body);
+        per_lane_.erase(op->name);
+        return Allocate::make(op->name, op->type, extents, body);
+    }
     Stmt visit(const AssertStmt *op, const Stmt &self) override {
         Stmt s = IRMutator::visit(op, self);
         if (as<AssertStmt>(s)->condition.type().lanes > 1) throw CannotVectorize();
@@ -212,6 +262,43 @@ protected:
     }
 
 private:
+    /** The scalar value of a vector expression whose lanes are provably all equal (a
+     * broadcast, a ramp of stride 0, operations on those), or an undefined Expr. */
+    Expr lane_uniform(const Expr &e) {
+        if (e.type().lanes == 1) return e;
+        if (const Broadcast *b = as<Broadcast>(e)) return b->value;
+        if (const Ramp *r = as<Ramp>(e)) {
+            const IntImm *stride = as<IntImm>(analysis::simplify(r->stride));
+            return stride && stride->value == 0 ? r->base : Expr();
+        }
+        auto both = [&](const Expr &a, const Expr &b, auto make) -> Expr {
+            Expr ua = lane_uniform(a), ub = lane_uniform(b);
+            return ua.defined() && ub.defined() ? make(ua, ub) : Expr();
+        };
+        if (const Add *o = as<Add>(e)) return both(o->a, o->b, [](Expr a, Expr b) { return Add::make(a, b); });
+        if (const Sub *o = as<Sub>(e)) return both(o->a, o->b, [](Expr a, Expr b) { return Sub::make(a, b); });
+        if (const Mul *o = as<Mul>(e)) return both(o->a, o->b, [](Expr a, Expr b) { return Mul::make(a, b); });
+        if (const Min *o = as<Min>(e)) return both(o->a, o->b, [](Expr a, Expr b) { return Min::make(a, b); });
+        if (const Max *o = as<Max>(e)) return both(o->a, o->b, [](Expr a, Expr b) { return Max::make(a, b); });
+        if (const Cast *o = as<Cast>(e)) {
+            Expr u = lane_uniform(o->value);
+            return u.defined() ? Cast::make(o->type.element_of(), u) : Expr();
+        }
+        return Expr();
+    }
+
+    /** The index of a point's lanes in an allocation with one copy per lane:
+     * index * lanes + lane. */
+    Expr lane_index(const Expr &index) {
+        const Type t = index.type().element_of();
+        const Expr n = IntImm::make(t, lanes_);
+        if (index.type().lanes == 1) return Ramp::make(Mul::make(index, n), IntImm::make(t, 1), lanes_);
+        if (const Broadcast *b = as<Broadcast>(index)) return Ramp::make(Mul::make(b->value, n), IntImm::make(t, 1), lanes_);
+        if (const Ramp *r = as<Ramp>(index))
+            return Ramp::make(Mul::make(r->base, n), Add::make(Mul::make(r->stride, n), IntImm::make(t, 1)), lanes_);
+        return Add::make(Mul::make(index, Broadcast::make(n, lanes_)), Ramp::make(make_zero(t), IntImm::make(t, 1), lanes_));
+    }
+
     /** A let or loop variable: a vector value makes it a vector variable; a scalar one
      * (or a loop) hides an outer binding of the same name. */
     void bind(const std::string &name, const Expr &value) {
@@ -225,6 +312,7 @@ private:
 
     int lanes_;
     std::map<std::string, std::vector<Expr>> scope_;
+    std::set<std::string> per_lane_;  // allocations inside the vector loop: one copy per lane
 };
 
 bool has_vectors(const Stmt &s) {

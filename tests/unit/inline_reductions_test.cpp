@@ -10,6 +10,8 @@
 
 #include <tessera/tessera.h>
 
+#include "ir/IRVisitor.h"
+#include "lower/Lower.h"
 #include "support/differential.h"
 
 using namespace tessera;
@@ -94,6 +96,38 @@ TEST(InlineReductions, ScheduledLikeHalidesHarrisAgreeWithTheReference) {
     ix.store_at(out, y).compute_at(out, yi).vectorize(x, 8);
     iy.store_at(out, y).compute_at(out, yi).vectorize(x, 8);
     EXPECT_EQ(differential_check(out, {0, 0}, {40, 30}, false), "");
+}
+
+TEST(InlineReductions, InsideAVectorizedLoopTheyRunOnLanes) {
+    // A reduction computed at the innermost loop of a vectorized consumer (Halide's
+    // default for inline reductions) runs on the vector's lanes, each with its own
+    // accumulator, stored densely: no loop is left serial for it.
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    RDom r(-1, 3, -1, 3, "r");
+    Func out("out");
+    out(x, y) = sum(in(x + r.x + 1, y + r.y + 1) * 2.0f, "window") + 1.0f;
+    out.vectorize(x, 8);
+    struct Stores : ir::IRVisitor {
+        int vector = 0, scalar = 0, serial_vector_loops = 0;
+        using IRVisitor::include;
+        void visit(const ir::Store *op) override {
+            if (op->buffer.rfind("window_", 0) == 0) (op->value.type().lanes == 8 ? vector : scalar)++;
+            IRVisitor::visit(op);
+        }
+        void visit(const ir::For *op) override {
+            serial_vector_loops += op->name.find(".v") != std::string::npos;
+            IRVisitor::visit(op);
+        }
+    } stores;
+    stores.include(lower::lower(out.data()).body);
+    EXPECT_GT(stores.vector, 0);
+    EXPECT_EQ(stores.scalar, 0);
+    EXPECT_EQ(stores.serial_vector_loops, 0);
+    Buffer<float> b(std::vector<int>{21, 12}, "b");
+    b.for_each_element([&](const std::vector<int> &c) { b(c) = float(c[0] * 3 + c[1] * 5 % 7); });
+    in.set(b);
+    EXPECT_EQ(differential_check(out, {0, 0}, {19, 10}, false), "");
 }
 
 TEST(InlineReductions, PrintedProgramsParseToTheSamePipeline) {
