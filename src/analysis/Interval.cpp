@@ -13,6 +13,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "ir/Scalar.h"
+#include "tessera/Param.h"
 
 namespace tessera::analysis {
 
@@ -534,6 +535,15 @@ private:
         return Interval(ep.zero(), ep.max(ep.mul(a.min, a.min), ep.mul(a.max, a.max)));
     }
 
+    /** A Param whose range (set_range, asserted when the pipeline starts) has a lower
+     * bound of at least 1. */
+    static bool positive_parameter(const Expr &e) {
+        const Variable *v = as<Variable>(e);
+        if (!v || v->var_kind != VarKind::Param || !v->param || !v->param->min_value.defined()) return false;
+        i128 lo;
+        return const_int(v->param->min_value, lo) && lo >= 1;
+    }
+
     static Interval divide(EP &ep, const Interval &a, const Interval &b) {
         Type t = ep.t;
         i128 c;
@@ -544,6 +554,11 @@ private:
             Expr k = ep.k(c);
             Expr lo = ep.div(a.min, k), hi = ep.div(a.max, k);
             return c > 0 ? Interval(lo, hi) : Interval(hi, lo);
+        }
+        if (b.is_single_point() && positive_parameter(b.min)) {
+            // A Param whose asserted range (checked at entry) is positive: Euclidean
+            // division by it is non-decreasing in a.
+            return Interval(a.min.defined() ? ep.div(a.min, b.min) : Expr(), a.max.defined() ? ep.div(a.max, b.min) : Expr());
         }
         i128 blo;
         if (const_int(b.min, blo) && blo >= 1) {
@@ -1237,13 +1252,8 @@ private:
 }  // namespace
 
 bool constant_upper_bound(const Expr &e, const std::vector<std::pair<std::string, Expr>> &lets, int64_t &hi, int64_t *lo) {
-    constexpr int kMaxTreeSize = 4096;
-    Expr x = e;
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
-        if (!ir::tree_size_below(x, kMaxTreeSize)) return false;
-        if (ir::uses_var(x, it->first)) x = ir::substitute(it->first, it->second, x);
-    }
-    return ir::tree_size_below(x, kMaxTreeSize) && constant_upper_bound(x, hi, lo);
+    const Expr x = ir::substitute_lets(lets, e);
+    return x.defined() && constant_upper_bound(x, hi, lo);
 }
 
 bool constant_upper_bound(const Expr &e, int64_t &hi, int64_t *lo) {

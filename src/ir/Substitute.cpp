@@ -109,9 +109,12 @@ bool uses_any_var(const Expr &e, const std::set<std::string> &names) {
     return u.found;
 }
 
-Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr e) {
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it) e = substitute(it->first, it->second, e);
-    return e;
+Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr e, int max_nodes) {
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+        if (!tree_size_below(e, max_nodes)) return Expr();
+        if (uses_var(e, it->first)) e = substitute(it->first, it->second, e);
+    }
+    return tree_size_below(e, max_nodes) ? e : Expr();
 }
 
 bool reads_memory(const Expr &e) {

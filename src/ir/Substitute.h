@@ -20,8 +20,12 @@ Expr substitute(const std::string &name, const Expr &replacement, const Expr &e)
 Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s);
 
 /** e with the lets that enclose it substituted, innermost first (`lets` in the order they
- * were bound, outermost first). */
-Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr e);
+ * were bound, outermost first), only those it uses. Undefined when the result would grow
+ * past `max_nodes` nodes as a tree: bounds in a chain of stages each use the stage
+ * before's twice (a stencil's lowest and highest tap), so writing them all in doubles the
+ * expression at each stage, and callers must do without (keep a guard, leave a loop as it
+ * is) rather than build it. */
+Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr e, int max_nodes = 4096);
 
 /** Does the expression/statement mention the variable? */
 bool uses_var(const Expr &e, const std::string &name);

@@ -180,7 +180,12 @@ public:
 
 private:
     /** The Func computed into `storage` (its name), for messages. */
+    /** The Func whose storage is `storage`; reads outside every producer (empty) are the
+     * output's own. */
     std::string func_name(const std::string &storage) const {
+        if (storage.empty())
+            for (const FuncPlan &q : plan_.funcs)
+                if (q.is_output) return q.func->name;
         const FuncPlan *p = plan_.find_storage(storage);
         return p ? p->func->name : storage;
     }

@@ -44,7 +44,9 @@ protected:
 private:
     bool always_true(const Expr &cond) {
         // In 64 bits: the condition may hold constants near the ends of int32.
-        Expr d = analysis::nonnegative_difference(substitute_lets(lets_, cond));
+        const Expr written = substitute_lets(lets_, cond);
+        if (!written.defined()) return false;
+        Expr d = analysis::nonnegative_difference(written);
         if (!d.defined()) return false;
         d = analysis::simplify_index(d);
         int64_t lo, hi;

@@ -196,7 +196,9 @@ protected:
         // The bounds with the lets between substituted: a bound of the steady state is
         // placed outside the loop, where those lets do not exist.
         const Expr mn = substitute_lets(lets_, op->min), ext = substitute_lets(lets_, op->extent);
-        Interval iv{mn, analysis::simplify(Sub::make(Add::make(mn, ext), IntImm::make(op->min.type(), 1)))};
+        Interval iv = mn.defined() && ext.defined()
+                          ? Interval{mn, analysis::simplify(Sub::make(Add::make(mn, ext), IntImm::make(op->min.type(), 1)))}
+                          : Interval::everything();
         defined.insert(op->name);
         loops_.emplace_back(op->name, iv);
         include(op->body);
@@ -205,7 +207,7 @@ protected:
     void visit(const IfThenElse *op) override {
         if (!op->else_case.defined()) {
             const Expr c = substitute_lets(lets_, op->condition);
-            if (uses_var(c, v_)) guards.push_back(Guard{op, c, loops_});
+            if (c.defined() && uses_var(c, v_)) guards.push_back(Guard{op, c, loops_});
         }
         index(op->condition);
         include(op->then_case);
@@ -224,7 +226,7 @@ private:
     void shift_min(const Min *op) {
         if (op->type != Int(32)) return;
         const Expr a = substitute_lets(lets_, op->a), b = substitute_lets(lets_, op->b);
-        if (!uses_var(a, v_) || uses_var(b, v_)) return;
+        if (!a.defined() || !b.defined() || !uses_var(a, v_) || uses_var(b, v_)) return;
         shift_mins.push_back(ShiftMin{op, op->a, LE::make(a, b), loops_});
     }
 
@@ -232,6 +234,7 @@ private:
         if (e.type() != Int(32)) return;
         Expr value = substitute_lets(lets_, e);
         const Expr low = substitute_lets(lets_, lo), high = substitute_lets(lets_, hi);
+        if (!value.defined() || !low.defined() || !high.defined()) return;
         if (!uses_var(value, v_) || uses_var(low, v_) || uses_var(high, v_)) return;
         PeelMins peel(v_);
         value = peel.mutate(value);

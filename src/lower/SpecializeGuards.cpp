@@ -73,7 +73,9 @@ protected:
 private:
     Expr condition_for_all(const Expr &cond) {
         // In 64 bits: the condition may hold constants near the ends of int32.
-        Expr d = analysis::nonnegative_difference(substitute_lets(lets_, cond));
+        const Expr c = substitute_lets(lets_, cond);
+        if (!c.defined()) return Expr();
+        Expr d = analysis::nonnegative_difference(c);
         if (!d.defined()) return Expr();
         analysis::Scope scope;
         for (auto &[name, iv] : loops_) scope.push(name, iv);

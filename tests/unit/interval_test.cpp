@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <tessera/Param.h>
+
 #include "analysis/Interval.h"
 #include "analysis/Simplify.h"
 #include "ir/IR.h"
@@ -157,6 +159,24 @@ TEST(Interval, DivisionAndModulo) {
     v.push("y", Interval(i32(1), var("n")));
     Interval m = bounds_of_expr(mod(var("q"), y), v);
     expect_interval(m, i32(0), add(var("n"), i32(-1)), "q % y");
+}
+
+TEST(Interval, DivisionByAParamWithAPositiveRange) {
+    // The range is asserted at entry, so x / s is non-decreasing in x: the region of
+    // f(x / s) is [x.min / s, x.max / s], not [-|x|, |x|] (a bilateral grid's cells).
+    Param<int> s("s", 8), free_s("free_s", 8);
+    s.set_range(2, 64);
+    Scope sc;
+    sc.push("x", Interval(var("lo"), var("hi")));
+    const Expr ps = s, pf = free_s;
+    expect_interval(bounds_of_expr(div(x, ps), sc), div(var("lo"), ps), div(var("hi"), ps), "x / s");
+    // Without a range (or with one that reaches 0) the divisor may be anything.
+    const Interval loose = bounds_of_expr(div(x, pf), sc);
+    EXPECT_FALSE(loose.min.defined() && equal(loose.min, div(var("lo"), pf)));
+    Param<int> z("z", 1);
+    z.set_range(0, 4);
+    const Expr pz = z;
+    EXPECT_FALSE(equal(bounds_of_expr(div(x, pz), sc).min, div(var("lo"), pz)));
 }
 
 TEST(Interval, Select) {
