@@ -115,8 +115,19 @@ std::string Emitter::binary_rhs(ExprKind k, Type t, const std::string &a, const 
 }
 
 Lanes Emitter::emit_binary(ExprKind k, Type t, const Expr &a, const Expr &b) {
-    Lanes la = emit(a), lb = emit(b);
     const Type ot = a.type().element_of();
+    if (k == ExprKind::Mod && ot.is_int()) {
+        // Euclidean modulo by a power of two is the low bits (two's complement): a folded
+        // buffer's row index, say. C's % and a sign fix-up would cost a branch or two.
+        const Broadcast *bb = as<Broadcast>(b);
+        const IntImm *c = as<IntImm>(bb ? bb->value : b);
+        if (c && c->value > 0 && (c->value & (c->value - 1)) == 0) {
+            Lanes la = emit(a);
+            const std::string mask = int_literal(ot, c->value - 1);
+            return per_lane(t, [&](int i) { return "(" + c_type_name(ot) + ")((" + lane(la, i) + ") & " + mask + ")"; });
+        }
+    }
+    Lanes la = emit(a), lb = emit(b);
     return per_lane(t, [&](int i) { return binary_rhs(k, ot, lane(la, i), lane(lb, i)); });
 }
 

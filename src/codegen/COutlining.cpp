@@ -204,6 +204,16 @@ bool Emitter::worth_unrolling(const For *f) {
     return !find.loop_or_guard && !find.clamped_index && accesses > 0 && accesses <= kUnrollSmallLoopAccesses;
 }
 
+int64_t stack_array_elements(const Allocate *a) {
+    int64_t elements = 1;
+    for (const Expr &e : a->extents) {
+        const IntImm *c = as<IntImm>(e);
+        if (!c || c->value < 0 || c->value > kStackAllocationBytes) return -1;
+        elements = std::min(elements * c->value, kStackAllocationBytes + 1);
+    }
+    return elements * a->type.bytes() <= kStackAllocationBytes ? elements : -1;
+}
+
 bool Emitter::worth_outlining(const Stmt &loop) {
     if (ir::memory_accesses(loop) < kOutlinedLoopAccesses) return false;
     const NamesIn uses = names_in(loop, false);
@@ -211,12 +221,18 @@ bool Emitter::worth_outlining(const Stmt &loop) {
         auto it = bufs_.find(b);
         if (it != bufs_.end() && !it->second.empty() && it->second.back().on_stack) return false;
     }
+    // The loops in a stack array's block do not count: they stay with the array, in this
+    // loop's function (outlined alone, the array's block would be a call per iteration
+    // of this loop: an inline reduction's per vector of pixels).
     struct Inner : IRVisitor {
         bool large = false;
         using IRVisitor::include;
         void visit(const For *op) override {
             large = large || ir::memory_accesses(op->body) >= kOutlinedLoopAccesses;
             IRVisitor::visit(op);
+        }
+        void visit(const Allocate *op) override {
+            if (stack_array_elements(op) < 0) IRVisitor::visit(op);
         }
     } inner;
     inner.include(as<For>(loop)->body);

@@ -302,16 +302,8 @@ void Emitter::emit_allocate(const Allocate *a, const Stmt &self) {
     // A small allocation of constant size is an array in a C block (as Halide puts it
     // on the stack): nothing to check, to free or to fail, and the C compiler may keep
     // its elements in registers (the accumulators of an unrolled tile).
-    int64_t elements = 1;
-    for (const Expr &e : a->extents) {
-        const IntImm *c = as<IntImm>(e);
-        if (!c || c->value < 0 || c->value > kStackAllocationBytes) {
-            elements = -1;
-            break;
-        }
-        elements = std::min(elements * c->value, kStackAllocationBytes + 1);
-    }
-    if (elements >= 0 && elements * a->type.bytes() <= kStackAllocationBytes) {
+    const int64_t elements = stack_array_elements(a);
+    if (elements >= 0) {
         // Inside a parallel loop's function, an array whose block holds a large loop is
         // outlined with it (a loop alone would see the array through a pointer, and the
         // C compiler would no longer keep its elements in registers).

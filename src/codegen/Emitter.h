@@ -32,6 +32,9 @@ using namespace tessera::ir;
  * stack, as in Halide); larger or variable-size ones are malloc'd. OpenMP's worker threads
  * have stacks of a few MiB. */
 inline constexpr int64_t kStackAllocationBytes = 16 * 1024;
+/** The elements of an allocation emitted as a C array in a block (constant extents, at
+ * most kStackAllocationBytes), or -1 for a heap allocation. */
+int64_t stack_array_elements(const ir::Allocate *a);
 
 /** A loop inside a parallel loop's iteration with at least this many loads and stores is
  * a function of its own (see COutlining.cpp) ... */

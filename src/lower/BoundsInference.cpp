@@ -18,6 +18,7 @@
 // the loops between its store level and its compute level.
 
 #include "analysis/Simplify.h"
+#include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "lower/Mutation.h"
@@ -137,8 +138,19 @@ public:
             for (int i = 0; i < n; i++) {
                 if (!d.pure_dims[size_t(i)]) continue;
                 std::string v = dim_var_name(d, i);
-                lets.emplace_back(loop_min(p_, st, v), analysis::simplify_index(region[size_t(i)].min));
-                lets.emplace_back(loop_max(p_, st, v), analysis::simplify_index(region[size_t(i)].max));
+                const Expr mn = analysis::simplify_index(region[size_t(i)].min);
+                const Expr mx = analysis::simplify_index(region[size_t(i)].max);
+                if (equal(mn, mx)) {
+                    // One point (a Func computed per point of its consumer, as an inline
+                    // reduction is): the min is the max, so that the loop's extent
+                    // simplifies to 1. (The max is the one defined: a sliding window
+                    // rewrites the min.)
+                    lets.emplace_back(loop_max(p_, st, v), mx);
+                    lets.emplace_back(loop_min(p_, st, v), Variable::make(Int(32), loop_max(p_, st, v)));
+                } else {
+                    lets.emplace_back(loop_min(p_, st, v), mn);
+                    lets.emplace_back(loop_max(p_, st, v), mx);
+                }
                 region[size_t(i)] = Interval{Variable::make(Int(32), loop_min(p_, st, v)),
                                              Variable::make(Int(32), loop_max(p_, st, v))};
             }

@@ -121,23 +121,25 @@ TEST(HalideSchedules, TiledMatmulWithUnrolledAccumulators) {
     prod.update().reorder(x, y, k).vectorize(x, 8).unroll(x).unroll(y);
     expect_matches(result, {0, 0}, {n, n}, "matmul");
 
-    // The parallel loop's iteration is a function, and the accumulator tile with the loops
-    // that use it another (outlined together, so that the tile's elements stay in
-    // registers), each compiled in its own translation unit under the JIT.
+    // The parallel loop's iteration is a function, and the loop over the tile's rows of
+    // vectors, with the accumulator tile it allocates and the loops that use it, another
+    // (outlined together, so that the tile's elements stay in registers, and called once
+    // per tile), each compiled in its own translation unit under the JIT.
     const std::string file = ::testing::TempDir() + "/tiled_matmul.c";
     result.compile_to_c(file, {A, B});
     std::ifstream in(file);
     const std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(c.find("TESSERA_OUTLINED int result_par(const void *"), std::string::npos) << c;
-    EXPECT_NE(c.find("TESSERA_OUTLINED int result_prod(const void *"), std::string::npos) << c;
-    EXPECT_NE(c.find("int32_t prod["), std::string::npos) << "the tile is a C array\n" << c;
+    const size_t rows = c.find("TESSERA_OUTLINED int result_result_s0_yi_1(const void *_");
+    EXPECT_NE(rows, std::string::npos) << c;
+    EXPECT_NE(c.find("int32_t prod[", rows), std::string::npos) << "the tile is a C array in that function\n" << c;
 
     // The functions that only compute coordinates and call (the pipeline's, the parallel
     // iteration's) are compiled with -O1 by GCC; the one with the loops is not.
     const std::string o1 = "__attribute__((optimize(\"O1\")))\n#endif\n";
     EXPECT_NE(c.find(o1 + "TESSERA_OUTLINED int result_par(const void *_"), std::string::npos) << c;
     EXPECT_NE(c.find(o1 + "int result(const tessera_buffer_t"), std::string::npos) << c;
-    EXPECT_EQ(c.find(o1 + "TESSERA_OUTLINED int result_prod(const void *_"), std::string::npos) << c;
+    EXPECT_EQ(c.find(o1 + "TESSERA_OUTLINED int result_result_s0_yi_1(const void *_"), std::string::npos) << c;
     // The tile's coordinates (result.s0.y$1 of the fused loop) are computed once per tile,
     // not once in each of the 12 unrolled copies of the store.
     size_t copies = 0;
