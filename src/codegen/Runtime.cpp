@@ -697,7 +697,9 @@ std::string HelperSet::definitions() const {
 const std::string &jit_runtime_source() {
     static const std::string text = [] {
         HelperSet helpers;
-        for (const char *name : kJitRuntimeHelpers) helpers.use(name);
+        // (Its parallel loops are its own thread pool, below, not the OpenMP helper.)
+        for (const char *name : kJitRuntimeHelpers)
+            if (std::string(name) != "tessera_parallel_for") helpers.use(name);
         return "/* Tessera's JIT runtime: the error reporting of every JIT-compiled pipeline. */\n" +
                c_prelude_text(false) + "\n" + helpers.definitions() + R"C(
 #define TESSERA_EXPORT __attribute__((visibility("default")))
@@ -720,8 +722,155 @@ TESSERA_EXPORT int tessera_jit_check_buffer(const tessera_buffer_t *b, const cha
     return tessera_check_buffer(b, name, type_code, type_bits, dimensions);
 }
 
+/* The JIT's parallel loops run on this module's own threads, not OpenMP's: when other
+ * processes keep the cores busy, an OpenMP loop ends only when every thread of its team
+ * has run (its closing barrier), and a thread that waits for a core holds the loop up. Here
+ * a loop's iterations are claimed one at a time from a counter, by the calling thread and
+ * by whichever workers wake while some are left; the caller waits only for iterations
+ * that were claimed, and workers that wake late find none and sleep again. Workers sleep
+ * on a condition variable (no spinning, which would take cores from the busy neighbours).
+ * The number of threads is $TESSERA_NUM_THREADS, else $OMP_NUM_THREADS, else the number
+ * of cores online. A parallel loop inside an iteration, or one started while another
+ * thread's loop runs, runs serially in its thread. */
+#include <pthread.h>
+#include <unistd.h>
+
+typedef struct tessera_pool_job {
+    int (*fn)(const void *, int64_t);
+    const void *closure;
+    int64_t n;
+    int64_t next;    /* the next iteration to claim (atomic) */
+    int64_t done;    /* iterations finished (atomic) */
+    int status;      /* the error code of a failed iteration (atomic) */
+    int workers_in;  /* workers that took this job (under the mutex) */
+} tessera_pool_job;
+
+static pthread_mutex_t tessera_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tessera_pool_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t tessera_pool_done = PTHREAD_COND_INITIALIZER;
+static tessera_pool_job *tessera_pool_current;
+static uint64_t tessera_pool_generation;
+static pthread_once_t tessera_pool_once = PTHREAD_ONCE_INIT;
+static int tessera_pool_workers;
+static __thread int tessera_pool_inside;
+
+static void tessera_pool_run(tessera_pool_job *job) {
+    int64_t i;
+    while ((i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) < job->n) {
+        const int e = job->fn(job->closure, i);
+        if (e != TESSERA_SUCCESS) __atomic_store_n(&job->status, e, __ATOMIC_RELAXED);
+        if (__atomic_add_fetch(&job->done, 1, __ATOMIC_ACQ_REL) == job->n) {
+            pthread_mutex_lock(&tessera_pool_mutex);
+            pthread_cond_broadcast(&tessera_pool_done);
+            pthread_mutex_unlock(&tessera_pool_mutex);
+        }
+    }
+}
+
+/* A short wait for `*value` to differ from `old` (or reach `target`), with the CPU's pause
+ * hint, before a thread blocks: a loop that follows another in the same pipeline starts
+ * without the cost of waking a sleeping thread. It is short so that busy neighbours lose
+ * little. */
+#define TESSERA_POOL_SPINS 4096
+static inline void tessera_pool_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void *tessera_pool_worker(void *unused) {
+    uint64_t seen = 0;
+    (void)unused;
+    tessera_pool_inside = 1;
+    for (;;) {
+        tessera_pool_job *job;
+        int k;
+        for (k = 0; k < TESSERA_POOL_SPINS && __atomic_load_n(&tessera_pool_generation, __ATOMIC_ACQUIRE) == seen; k++)
+            tessera_pool_pause();
+        pthread_mutex_lock(&tessera_pool_mutex);
+        while (tessera_pool_current == NULL || tessera_pool_generation == seen)
+            pthread_cond_wait(&tessera_pool_wake, &tessera_pool_mutex);
+        seen = tessera_pool_generation;
+        job = tessera_pool_current;
+        job->workers_in++;
+        pthread_mutex_unlock(&tessera_pool_mutex);
+        tessera_pool_run(job);
+        pthread_mutex_lock(&tessera_pool_mutex);
+        if (--job->workers_in == 0) pthread_cond_broadcast(&tessera_pool_done);
+        pthread_mutex_unlock(&tessera_pool_mutex);
+    }
+    return NULL;
+}
+
+static int tessera_pool_threads_wanted(void) {
+    const char *names[2] = {"TESSERA_NUM_THREADS", "OMP_NUM_THREADS"};
+    int k;
+    long cores;
+    for (k = 0; k < 2; k++) {
+        const char *v = getenv(names[k]);
+        if (v != NULL && atoi(v) > 0) return atoi(v);
+    }
+    cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
+static void tessera_pool_start(void) {
+    const int threads = tessera_pool_threads_wanted();
+    int k;
+    for (k = 1; k < threads; k++) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, tessera_pool_worker, NULL) == 0) tessera_pool_workers++;
+        pthread_attr_destroy(&attr);
+    }
+}
+
+static int tessera_serial_for(int (*fn)(const void *, int64_t), const void *closure, int64_t n) {
+    int status = TESSERA_SUCCESS;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        const int e = fn(closure, i);
+        if (e != TESSERA_SUCCESS) status = e;
+    }
+    return status;
+}
+
 TESSERA_EXPORT int tessera_jit_parallel_for(int (*fn)(const void *, int64_t), const void *closure, int64_t n) {
-    return tessera_parallel_for(fn, closure, n);
+    tessera_pool_job job;
+    if (n <= 1 || tessera_pool_inside) return tessera_serial_for(fn, closure, n);
+    pthread_once(&tessera_pool_once, tessera_pool_start);
+    if (tessera_pool_workers == 0) return tessera_serial_for(fn, closure, n);
+    job.fn = fn;
+    job.closure = closure;
+    job.n = n;
+    job.next = 0;
+    job.done = 0;
+    job.status = TESSERA_SUCCESS;
+    job.workers_in = 0;
+    pthread_mutex_lock(&tessera_pool_mutex);
+    if (tessera_pool_current != NULL) {
+        pthread_mutex_unlock(&tessera_pool_mutex);
+        return tessera_serial_for(fn, closure, n);
+    }
+    tessera_pool_current = &job;
+    __atomic_add_fetch(&tessera_pool_generation, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&tessera_pool_wake);
+    pthread_mutex_unlock(&tessera_pool_mutex);
+    tessera_pool_inside = 1;
+    tessera_pool_run(&job);
+    tessera_pool_inside = 0;
+    {
+        int k;
+        for (k = 0; k < TESSERA_POOL_SPINS && __atomic_load_n(&job.done, __ATOMIC_ACQUIRE) < n; k++) tessera_pool_pause();
+    }
+    pthread_mutex_lock(&tessera_pool_mutex);
+    while (__atomic_load_n(&job.done, __ATOMIC_ACQUIRE) < n) pthread_cond_wait(&tessera_pool_done, &tessera_pool_mutex);
+    tessera_pool_current = NULL;  /* workers that wake from now on find no job */
+    while (job.workers_in > 0) pthread_cond_wait(&tessera_pool_done, &tessera_pool_mutex);
+    pthread_mutex_unlock(&tessera_pool_mutex);
+    return __atomic_load_n(&job.status, __ATOMIC_RELAXED);
 }
 
 TESSERA_EXPORT int tessera_jit_check_overlap(const tessera_buffer_t *output, const char *output_name,
