@@ -27,6 +27,19 @@ double time_ms(F &&f) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+/** Compiles `f` for `target`, realizes it once untimed into `output` (the first run
+ * after a compilation pays page faults and caches the compiler left cold, for both
+ * systems), then `runs` times, each timed. */
+template<typename F, typename Out>
+Timing compile_and_run(F &f, Out &output, const std::string &target, int runs) {
+    Timing t;
+    lang::Target tgt(target);
+    t.compile_ms = time_ms([&] { f.compile_jit(tgt); });
+    f.realize(output, tgt);
+    for (int i = 0; i < runs; i++) t.run_ms.push_back(time_ms([&] { f.realize(output, tgt); }));
+    return t;
+}
+
 // Halide's apps/blur: a 3x3 box blur of uint16 data, separable, with the app's CPU
 // schedule: strips of 32 rows in parallel, 16-lane vectors, blur_x stored per strip and
 // computed per row (a sliding window over a circular buffer).
@@ -40,12 +53,7 @@ Timing blur(const std::string &target, int runs, uint16_t *in, int in_w, int in_
     blur_y(x, y) = (blur_x(x, y) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3;
     blur_y.split(y, y, yi, 32).parallel(y).vectorize(x, 16);
     blur_x.store_at(blur_y, y).compute_at(blur_y, yi).vectorize(x, 16);
-    Timing t;
-    Target tgt(target);
-    t.compile_ms = time_ms([&] { blur_y.compile_jit(tgt); });
-    blur_y.realize(output, tgt);  // one untimed run: first-touch page faults, cold caches after the compiler
-    for (int i = 0; i < runs; i++) t.run_ms.push_back(time_ms([&] { blur_y.realize(output, tgt); }));
-    return t;
+    return compile_and_run(blur_y, output, target, runs);
 }
 
 // Halide's apps/unsharp with its CPU schedule (8 float lanes).
@@ -77,12 +85,7 @@ Timing unsharp(const std::string &target, int runs, float *in, int w, int h, flo
     gray.compute_at(unsharp, yi).store_at(unsharp, yo).vectorize(x, vec);
     blur_y.compute_at(unsharp, yi).store_at(unsharp, yo).vectorize(x, vec);
     ratio.compute_at(unsharp, yi).store_at(unsharp, yo).vectorize(x, vec);
-    Timing t;
-    Target tgt(target);
-    t.compile_ms = time_ms([&] { unsharp.compile_jit(tgt); });
-    unsharp.realize(output, tgt);  // one untimed run: first-touch page faults, cold caches after the compiler
-    for (int i = 0; i < runs; i++) t.run_ms.push_back(time_ms([&] { unsharp.realize(output, tgt); }));
-    return t;
+    return compile_and_run(unsharp, output, target, runs);
 }
 
 // A float matrix product with a tiled, vectorized schedule whose accumulators are
@@ -100,12 +103,7 @@ Timing matmul(const std::string &target, int runs, float *a, float *b, int n, fl
     result.tile(x, y, xi, yi, 24, 32).fuse(x, y, xy).parallel(xy).split(yi, yi, yii, 4).vectorize(xi, 8).unroll(xi).unroll(yii);
     prod.compute_at(result, yi).vectorize(x, 8).unroll(y);
     prod.update().reorder(x, y, k).vectorize(x, 8).unroll(x).unroll(y);
-    Timing t;
-    Target tgt(target);
-    t.compile_ms = time_ms([&] { result.compile_jit(tgt); });
-    result.realize(C, tgt);  // one untimed run: first-touch page faults, cold caches after the compiler
-    for (int i = 0; i < runs; i++) t.run_ms.push_back(time_ms([&] { result.realize(C, tgt); }));
-    return t;
+    return compile_and_run(result, C, target, runs);
 }
 
 // Halide's apps/harris with its CPU schedule: gray and the Sobel gradients per row of strips
@@ -140,12 +138,7 @@ Timing harris(const std::string &target, int runs, float *in, int w, int h, floa
     gray.store_at(harris, y).compute_at(harris, yi).vectorize(x, vec);
     iy.store_at(harris, y).compute_at(harris, yi).vectorize(x, vec);
     ix.store_at(harris, y).compute_at(harris, yi).vectorize(x, vec);
-    Timing t;
-    Target tgt(target);
-    t.compile_ms = time_ms([&] { harris.compile_jit(tgt); });
-    harris.realize(output, tgt);  // one untimed run: first-touch page faults, cold caches after the compiler
-    for (int i = 0; i < runs; i++) t.run_ms.push_back(time_ms([&] { harris.realize(output, tgt); }));
-    return t;
+    return compile_and_run(harris, output, target, runs);
 }
 
 }  // namespace BENCH_NS
