@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "analysis/ConstMath.h"
@@ -445,7 +446,19 @@ private:
             }
             return point(simplify(r));
         }
-        if (t.is_float()) return float_arith(e->kind, a, b, t);
+        if (t.is_float()) {
+            // min(a, c) is a < c ? a : c, which is c when a is NaN (docs/semantics.md §3):
+            // with c a constant, it is at most c whatever a is, and never NaN; max(a, c)
+            // at least c. (A clamp of a Func's value, say, before a conversion to an index.)
+            double c, alo, ahi;
+            if ((e->kind == ExprKind::Min || e->kind == ExprKind::Max) && b.is_single_point() && const_float(b.min, c) &&
+                !const_float_interval(a, alo, ahi)) {
+                const Expr inf = FloatImm::make(t, std::numeric_limits<double>::infinity());
+                const Expr minus_inf = FloatImm::make(t, -std::numeric_limits<double>::infinity());
+                return e->kind == ExprKind::Min ? Interval(minus_inf, b.min) : Interval(b.min, inf);
+            }
+            return float_arith(e->kind, a, b, t);
+        }
 
         EP ep(t);
         switch (e->kind) {
@@ -772,7 +785,26 @@ private:
         case Intrinsic::ShiftLeft: {
             if (!t.is_integer()) return full(t);
             i128 k;
-            if (!args[1].is_single_point() || !const_int(args[1].min, k)) return full(t);
+            if (!args[1].is_single_point() || !const_int(args[1].min, k)) {
+                // A shift by a bounded amount of a non-negative value: monotone in both
+                // (1 << clamp(x, 0, 6), a table index).
+                i128 klo, khi, alo, ahi;
+                auto constant = [](const Expr &e, const Interval &iv, i128 &lo, i128 &hi) {
+                    int64_t l, h;
+                    if (const_interval(iv, lo, hi)) return true;
+                    if (!const_bounds(e, l, h)) return false;
+                    lo = l;
+                    hi = h;
+                    return true;
+                };
+                if (!constant(op->args[1], args[1], klo, khi) || klo < 0 || khi >= t.bits - 1 ||
+                    !constant(op->args[0], args[0], alo, ahi) || alo < 0)
+                    return full(t);
+                if (op->op == Intrinsic::ShiftRight) return Interval(ep.k(alo >> int(khi)), ep.k(ahi >> int(klo)));
+                const i128 top = ahi << int(khi);
+                if (top > type_max(t)) return full(t);
+                return Interval(ep.k(alo << int(klo)), ep.k(top));
+            }
             bool left = op->op == Intrinsic::ShiftLeft;
             if (k < 0) {
                 left = !left;
