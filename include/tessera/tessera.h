@@ -11,6 +11,7 @@
 #include "tessera/IROperator.h"
 #include "tessera/InlineReductions.h"
 #include "tessera/Param.h"
+#include "tessera/Pipeline.h"
 #include "tessera/Program.h"
 #include "tessera/RDom.h"
 #include "tessera/Target.h"

@@ -240,6 +240,38 @@ TEST(HalideCompatibility, CompilingAndRunning) {
     EXPECT_EQ(Target("x86-64-linux-avx2-fma").to_string().find("avx2") != std::string::npos, true);
 }
 
+TEST(HalideCompatibility, PipelinesOfSeveralOutputs) {
+    Var x("x"), y("y");
+    Func shared("shared"), sum_of("sum_of"), difference("difference");
+    shared(x, y) = x * 10 + y;
+    shared.compute_root();
+    sum_of(x, y) = shared(x, y) + shared(x + 1, y);
+    difference(x, y) = shared(x + 1, y) - shared(x, y);
+    Pipeline p({sum_of, difference});
+    ASSERT_EQ(p.outputs().size(), 2u);
+    p.compile_jit();
+    Realization r = p.realize({5, 3});
+    ASSERT_EQ(r.size(), 2u);
+    Buffer<int32_t> a = r[0], b = r[1];
+    for (int yy = 0; yy < 3; yy++)
+        for (int xx = 0; xx < 5; xx++) {
+            EXPECT_EQ(a(xx, yy), (xx * 10 + yy) + ((xx + 1) * 10 + yy));
+            EXPECT_EQ(b(xx, yy), 10);
+        }
+    // Into buffers with their own windows.
+    Buffer<int32_t> c(std::vector<int>{4, 2}, "c"), d(std::vector<int>{4, 2}, "d");
+    c.set_min({-2, 5});
+    p.realize(Realization({c, d}));
+    EXPECT_EQ(c(-2, 5), (-20 + 5) + (-10 + 5));
+    EXPECT_EQ(d(3, 1), 10);
+    // One output converts to a Buffer; mismatches are errors.
+    Buffer<int32_t> one = Pipeline(sum_of).realize({2, 2});
+    EXPECT_EQ(one(1, 1), 11 + 21);
+    EXPECT_THROW(p.realize(std::vector<Buffer<>>{c}), CompileError);
+    EXPECT_THROW((void)Buffer<int32_t>(r), RuntimeError);
+    EXPECT_THROW(Pipeline({sum_of, sum_of}), CompileError);
+}
+
 TEST(HalideCompatibility, VariablesDomainsAndParameters) {
     Var x, y("y");
     Func f("f");
