@@ -1,6 +1,7 @@
 #include "validate/OneRun.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 
@@ -121,6 +122,12 @@ void fill(ir::BufferData &b) {
 }  // namespace
 
 std::string replay(const LoweredPipeline &p, const OneRun &run) {
+    bool completed = false;
+    return replay(p, run, completed, kMaxReplayStores);
+}
+
+std::string replay(const LoweredPipeline &p, const OneRun &run, bool &completed, int64_t max_stores) {
+    completed = false;
     std::vector<semantics::ArgValue> args;
     try {
         for (const PipelineArgument &a : p.args) {
@@ -149,9 +156,10 @@ std::string replay(const LoweredPipeline &p, const OneRun &run) {
             args.push_back(semantics::ArgValue::of_buffer(b));
         }
         semantics::RunOptions options;
-        options.max_stores = kMaxReplayStores;
+        options.max_stores = max_stores;
         options.prophecy = true;
         semantics::run(p, args, options);
+        completed = true;
     } catch (const InternalError &e) {
         // What the run shows of memory: a value of memory no store wrote in the window
         // (or an index or a condition computed from it), or an access outside its
@@ -159,8 +167,10 @@ std::string replay(const LoweredPipeline &p, const OneRun &run) {
         // interpreter's at the point its annotation names (the prophecy check).
         const std::string what = e.what();
         if (what.find("poison") != std::string::npos || what.find("out of bounds") != std::string::npos ||
-            what.find(semantics::kProphecyMismatch) != std::string::npos)
+            what.find(semantics::kProphecyMismatch) != std::string::npos) {
+            completed = true;
             return what;
+        }
     } catch (const std::exception &) {
         // An entry check the run fails, the work limit, an argument the run cannot make:
         // the run shows nothing.

@@ -47,5 +47,9 @@ constexpr int64_t kMaxReplayElements = 4'000'000;
  * (or an index or condition computed from it), an access outside its storage, or a store
  * of another value than the reference semantics defines at its point; else "". */
 std::string replay(const ir::LoweredPipeline &p, const OneRun &run);
+/** The same, with a limit on the stores, and whether the run took place and ended
+ * (`completed`): false when a buffer of the run is too large, an argument cannot be made,
+ * an entry check fails or the limit is reached, so that an empty report says nothing. */
+std::string replay(const ir::LoweredPipeline &p, const OneRun &run, bool &completed, int64_t max_stores);
 
 }  // namespace tessera::validator

@@ -1,3 +1,5 @@
+#include <cstdlib>
+
 #include "validate/StructureChecks.h"
 
 #include <algorithm>
@@ -37,6 +39,23 @@ std::string describe_params(isl_set *set, isl_point *pt) {
           << val_string(isl_point_get_coordinate_val(pt, isl_dim_param, int(i)));
     }
     return o.str();
+}
+
+/** The integer parameters of a point of `set`, by name (those that fit in 64 bits). */
+std::map<std::string, int64_t> point_params(isl_set *set, isl_point *pt) {
+    std::map<std::string, int64_t> values;
+    const isl_size n = isl_set_dim(set, isl_dim_param);
+    for (isl_size i = 0; i < n; i++) {
+        const char *name = isl_set_get_dim_name(set, isl_dim_param, unsigned(i));
+        isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_param, int(i));
+        if (name && v && isl_val_is_int(v) == isl_bool_true) {
+            char *text = isl_val_to_str(v);
+            if (text) values[name] = std::strtoll(text, nullptr, 10);
+            free(text);
+        }
+        isl_val_free(v);
+    }
+    return values;
 }
 
 std::string describe_coords(isl_point *pt, int first, int count) {
@@ -131,7 +150,7 @@ CheckResult check_races(const LoopNest &nest) {
                                  " of them storing final values, which agree where they write the same point)"};
 }
 
-CheckResult check_bounds(const LoopNest &nest) {
+CheckResult check_bounds(const LoopNest &nest, std::map<std::string, int64_t> *run) {
     int checked = 0;
     for (const Statement &s : nest.statements) {
         if (!s.writes) continue;  // not looked at
@@ -148,6 +167,7 @@ CheckResult check_bounds(const LoopNest &nest) {
             std::string what = "statement S" + std::to_string(s.id) + " (a store of " + s.provenance->func_name() + ") " +
                                a.what + " outside its region at " + describe_coords(pt.get(), 0, int(s.dims.size())) +
                                ", with " + describe_params(outside.get(), pt.get());
+            *run = point_params(outside.get(), pt.get());
             return refuted_unless_unmodelled(nest, what);
         }
     }
@@ -202,7 +222,7 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
     if (options.progress) options.progress("checking races");
     r.races = guarded([&] { return check_races(nest); });
     if (options.progress) options.progress("checking bounds");
-    r.bounds = guarded([&] { return check_bounds(nest); });
+    r.bounds = guarded([&] { return check_bounds(nest, &r.bounds_run); });
     if (options.progress) options.progress("checking values");
     r.values = guarded([&] { return check_values(ctx, p, nest, options.rlimit, &r.values_run, options.progress); });
     return r;

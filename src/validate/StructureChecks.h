@@ -48,6 +48,8 @@ struct StructureReport {
     /** Where the value check refuted a store: the integer parameters of its
      * counterexample that the solver's model gives (the run to replay it at). */
     std::map<std::string, int64_t> values_run;
+    /** The same for a bounds refutation: the parameters of its example. */
+    std::map<std::string, int64_t> bounds_run;
 };
 
 struct LoopNest;
