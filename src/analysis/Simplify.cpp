@@ -334,9 +334,11 @@
 #include "analysis/Inequality.h"
 #include "analysis/SimplifyRules.h"
 #include "ir/Check.h"
+#include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Scalar.h"
+#include "ir/Substitute.h"
 
 namespace tessera::analysis {
 
@@ -751,10 +753,14 @@ protected:
     Expr visit(const Div *op, const Expr &self) override { return mk_div(mutate(op->a), mutate(op->b), self); }
     Expr visit(const Mod *op, const Expr &self) override { return mk_mod(mutate(op->a), mutate(op->b), self); }
     Expr visit(const Min *op, const Expr &self) override {
-        return mk_minmax(true, mutate(op->a), mutate(op->b), self);
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr same = let_equal_to(a, b); same.defined()) return same;
+        return mk_minmax(true, a, b, self);
     }
     Expr visit(const Max *op, const Expr &self) override {
-        return mk_minmax(false, mutate(op->a), mutate(op->b), self);
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr same = let_equal_to(a, b); same.defined()) return same;
+        return mk_minmax(false, a, b, self);
     }
 #define TESSERA_CMP_VISIT(N)                                                  \
     Expr visit(const N *op, const Expr &self) override {                     \
@@ -853,7 +859,9 @@ protected:
         }
         push_repl(op->name, Expr());
         push_bounds_of(op->name, value);
+        push_let_value(op->name, value);
         Stmt body = mutate(op->body);
+        let_values_.pop_back();
         pop_bounds();
         pop_repl(op->name);
         if (!body.defined()) return Stmt();
@@ -978,6 +986,49 @@ private:
     void push_repl(const std::string &name, Expr e) {
         memo_.clear();
         repl_[name].push_back(std::move(e));
+        bindings_[name]++;
+    }
+
+    // The values of the enclosing lets (statements, reading no memory), to see that
+    // min(v, e) is v when v is bound to e: a Func's region at one point, whose min and
+    // max are the same expression, unioned with a read there. A value counts only while
+    // neither its name nor a variable it uses has been bound again since.
+    struct LetValue {
+        std::string name;
+        Expr value;
+        std::vector<std::pair<std::string, uint64_t>> bindings;  // of the name and the value's variables
+    };
+    std::vector<LetValue> let_values_;
+    std::unordered_map<std::string, uint64_t> bindings_;  // how often each name was bound
+
+    void push_let_value(const std::string &name, const Expr &value) {
+        LetValue l{name, value, {}};
+        if (value.type().is_scalar() && !reads_memory(value)) {
+            l.bindings.emplace_back(name, bindings_[name]);
+            for (const std::string &v : variables_in(value)) l.bindings.emplace_back(v, bindings_[v]);
+        } else {
+            l.value = Expr();
+        }
+        let_values_.push_back(std::move(l));
+    }
+
+    /** a if a is a let variable bound (still) to an expression equal to b, or b if the
+     * other way round; else undefined. */
+    Expr let_equal_to(const Expr &a, const Expr &b) {
+        for (int k = 0; k < 2; k++) {
+            const Expr &v = k == 0 ? a : b, &other = k == 0 ? b : a;
+            const Variable *var = as<Variable>(v);
+            if (!var) continue;
+            for (auto it = let_values_.rbegin(); it != let_values_.rend(); ++it) {
+                if (it->name != var->name) continue;
+                if (!it->value.defined()) break;
+                bool current = true;
+                for (const auto &[n, count] : it->bindings) current = current && bindings_[n] == count;
+                if (current && equal(it->value, other)) return v;
+                break;
+            }
+        }
+        return Expr();
     }
     void pop_repl(const std::string &name) {
         memo_.clear();

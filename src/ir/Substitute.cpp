@@ -117,6 +117,16 @@ Expr substitute_lets(const std::vector<std::pair<std::string, Expr>> &lets, Expr
     return tree_size_below(e, max_nodes) ? e : Expr();
 }
 
+std::set<std::string> variables_in(const Expr &e) {
+    struct Collect : IRVisitor {
+        std::set<std::string> names;
+        using IRVisitor::include;
+        void visit(const Variable *op) override { names.insert(op->name); }
+    } c;
+    c.include(e);
+    return c.names;
+}
+
 bool reads_memory(const Expr &e) {
     struct Find : IRVisitor {
         bool found = false;

@@ -35,6 +35,8 @@ bool uses_any_var(const Expr &e, const std::set<std::string> &names);
 
 /** Does the expression read memory (contain a Load)? */
 bool reads_memory(const Expr &e);
+/** The names of the variables an expression uses. */
+std::set<std::string> variables_in(const Expr &e);
 
 /** The loads and stores in s: a measure of the size of a loop's body. */
 int memory_accesses(const Stmt &s);

@@ -40,16 +40,6 @@ protected:
     }
 };
 
-std::set<std::string> variables_in(const Expr &e) {
-    struct Collect : IRVisitor {
-        std::set<std::string> names;
-        using IRVisitor::include;
-        void visit(const Variable *op) override { names.insert(op->name); }
-    } c;
-    c.include(e);
-    return c.names;
-}
-
 // The bounds of a let's value or a loop's range are computed when a touched coordinate
 // (or another binding's bounds) first needs them: most bindings are of names that no
 // coordinate of the Funcs asked about depends on, and bounding them all was most of the

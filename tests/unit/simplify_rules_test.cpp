@@ -322,6 +322,25 @@ TEST(SimplifyRules, LetStmtSubstitutionReachesProvenance) {
     EXPECT_TRUE(as<LetStmt>(k)) << k;
 }
 
+TEST(SimplifyRules, AMinWithTheValueOfALetIsTheLet) {
+    // let v = x * y in out[0] = min(v, x * y) + max(x * y, v): both are v (a region at one
+    // point, its min and max the same expression, unioned with a read there).
+    Expr v = var("v");
+    Stmt body = Store::make("out", add(min(v, mul(x, y)), max(mul(x, y), v)), i64(0), nullptr);
+    Stmt s = simplify(LetStmt::make("v", mul(x, y), body));
+    const auto *let = as<LetStmt>(s);
+    ASSERT_TRUE(let) << s;
+    const auto *store = as<Store>(let->body);
+    ASSERT_TRUE(store) << s;
+    EXPECT_TRUE(equal(store->value, add(v, v)) || equal(store->value, mul(v, i32(2)))) << s;
+    // Not once a variable of the value is bound again in between.
+    Stmt rebound = LetStmt::make("v", mul(x, y),
+                                 For::make("x", i32(0), i32(4), ForType::Serial,
+                                           Store::make("out", min(v, mul(x, y)), i64(0), nullptr)));
+    Stmt r = simplify(rebound);
+    EXPECT_NE(to_string(r).find("min("), std::string::npos) << r;
+}
+
 TEST(SimplifyRules, LoopBoundsAreUsed) {
     // for x in [0, 10): out[x] = min(x, 100); x + 1 > x; (x * 4) / 4
     Stmt body = Block::make({Store::make("a", min(x, i32(100)), Cast::make(Int(64), x), nullptr),
