@@ -727,8 +727,9 @@ TESSERA_EXPORT int tessera_jit_check_buffer(const tessera_buffer_t *b, const cha
  * has run (its closing barrier), and a thread that waits for a core holds the loop up. Here
  * a loop's iterations are claimed one at a time from a counter, by the calling thread and
  * by whichever workers wake while some are left; the caller waits only for iterations
- * that were claimed, and workers that wake late find none and sleep again. Workers sleep
- * on a condition variable (no spinning, which would take cores from the busy neighbours).
+ * that were claimed, and workers that wake late find none and sleep again. Between loops,
+ * and before the caller blocks at a loop's end, a thread spins briefly (TESSERA_POOL_SPINS
+ * pauses), then sleeps on a condition variable, so that busy neighbours lose little.
  * The number of threads is $TESSERA_NUM_THREADS, else $OMP_NUM_THREADS, else the number
  * of cores online. A parallel loop inside an iteration, or one started while another
  * thread's loop runs, runs serially in its thread. */
@@ -767,10 +768,9 @@ static void tessera_pool_run(tessera_pool_job *job) {
     }
 }
 
-/* A short wait for `*value` to differ from `old` (or reach `target`), with the CPU's pause
- * hint, before a thread blocks: a loop that follows another in the same pipeline starts
- * without the cost of waking a sleeping thread. It is short so that busy neighbours lose
- * little. */
+/* How long a thread polls, with the CPU's pause hint, before it blocks: a loop that
+ * follows another in the same pipeline starts without the cost of waking a sleeping
+ * thread. */
 #define TESSERA_POOL_SPINS 4096
 static inline void tessera_pool_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)

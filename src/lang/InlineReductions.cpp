@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "analysis/ConstMath.h"
 #include "ir/IR.h"
 #include "ir/IRVisitor.h"
 #include "lang/Definitions.h"
@@ -54,20 +55,22 @@ std::string numbered(const std::string &base) {
     return base + "_" + std::to_string(counters[base]++);
 }
 
-/** The identity of the operation in type t: what the reduction of nothing is. */
+/** The identity of the operation in type t: what the reduction of nothing is. (An
+ * unsigned type's highest value is all ones, which an int64 cannot hold for uint64.) */
 Expr identity(Reduction op, Type t) {
+    using analysis::detail::type_max, analysis::detail::type_min;
     switch (op) {
     case Reduction::Sum: return make_zero(t);
     case Reduction::Product: return make_one(t);
     case Reduction::Maximum:
         if (t.is_float()) return make_const(t, -std::numeric_limits<double>::infinity());
         if (t.is_uint() || t.is_bool()) return make_zero(t);
-        return make_const(t, t.bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (t.bits - 1)));
+        return make_const(t, int64_t(type_min(t)));
     default:
         if (t.is_float()) return make_const(t, std::numeric_limits<double>::infinity());
         if (t.is_bool()) return make_one(t);
         if (t.is_uint()) return ~make_zero(t);
-        return make_const(t, t.bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (t.bits - 1)) - 1);
+        return make_const(t, int64_t(type_max(t)));
     }
 }
 

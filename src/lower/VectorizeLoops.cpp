@@ -292,8 +292,8 @@ private:
     Expr lane_index(const Expr &index) {
         const Type t = index.type().element_of();
         const Expr n = IntImm::make(t, lanes_);
-        if (index.type().lanes == 1) return Ramp::make(Mul::make(index, n), IntImm::make(t, 1), lanes_);
-        if (const Broadcast *b = as<Broadcast>(index)) return Ramp::make(Mul::make(b->value, n), IntImm::make(t, 1), lanes_);
+        const Broadcast *b = as<Broadcast>(index);
+        if (b || index.type().lanes == 1) return Ramp::make(Mul::make(b ? b->value : index, n), IntImm::make(t, 1), lanes_);
         if (const Ramp *r = as<Ramp>(index))
             return Ramp::make(Mul::make(r->base, n), Add::make(Mul::make(r->stride, n), IntImm::make(t, 1)), lanes_);
         return Add::make(Mul::make(index, Broadcast::make(n, lanes_)), Ramp::make(make_zero(t), IntImm::make(t, 1), lanes_));

@@ -823,15 +823,27 @@ private:
     // -----------------------------------------------------------------------------------
     // Expressions
 
+    /** sum, product, maximum and minimum (include/tessera/InlineReductions.h). */
+    struct InlineReduction {
+        Expr (*over_used)(Expr, const std::string &);
+        Expr (*over_named)(const RDom &, Expr, const std::string &);
+    };
+    static const InlineReduction *inline_reduction(const std::string &n) {
+        static const std::map<std::string, InlineReduction> reductions = {
+            {"sum", {sum, sum}}, {"product", {product, product}}, {"maximum", {maximum, maximum}},
+            {"minimum", {minimum, minimum}}};
+        auto it = reductions.find(n);
+        return it == reductions.end() ? nullptr : &it->second;
+    }
+
     static bool builtin(const std::string &n) {
         static const std::set<std::string> names = {
             "min",   "max",    "clamp",  "abs",   "absd",  "select", "sqrt",     "exp",         "log",
             "pow",   "sin",    "cos",    "tan",   "asin",  "acos",   "atan",     "atan2",       "sinh",
             "cosh",  "tanh",   "asinh",  "acosh", "atanh", "floor",  "ceil",     "round",       "trunc",
             "fract", "is_nan", "is_inf", "is_finite", "lerp", "bitwise_and", "bitwise_or", "bitwise_xor",
-            "bitwise_not", "shift_left", "shift_right", "cast", "reinterpret", "true", "false",
-            "sum", "product", "maximum", "minimum"};
-        return names.count(n) > 0;
+            "bitwise_not", "shift_left", "shift_right", "cast", "reinterpret", "true", "false"};
+        return names.count(n) > 0 || inline_reduction(n);
     }
 
     Expr expr() { return binary(0); }
@@ -953,8 +965,7 @@ private:
         if (builtin(n)) {
             // sum(r, e) and the other inline reductions name an RDom first.
             std::optional<RDom> over;
-            if ((n == "sum" || n == "product" || n == "maximum" || n == "minimum") && is("(") &&
-                peek(1).kind == Tok::Ident && rdoms_.count(peek(1).text) && is(",", 2))
+            if (inline_reduction(n) && is("(") && peek(1).kind == Tok::Ident && rdoms_.count(peek(1).text) && is(",", 2))
                 over = rdoms_[peek(1).text];
             std::vector<Expr> a;
             if (over) {
@@ -1101,17 +1112,10 @@ private:
             for (size_t i = a.size() - 1; i >= 2; i -= 2) e = select(a[i - 2], a[i - 1], e);
             return e;
         }
-        if (n == "sum" || n == "product" || n == "maximum" || n == "minimum") {
-            // Inline reductions: (e) over the RDom e uses, or (r, e) over a named RDom.
-            static const std::map<std::string, std::pair<Expr (*)(Expr, const std::string &),
-                                                         Expr (*)(const RDom &, Expr, const std::string &)>>
-                reductions = {{"sum", {sum, sum}},
-                              {"product", {product, product}},
-                              {"maximum", {maximum, maximum}},
-                              {"minimum", {minimum, minimum}}};
-            const auto &[over_used, over_named] = reductions.at(n);
+        if (const InlineReduction *r = inline_reduction(n)) {
+            // (e) over the RDom e uses, or (r, e) over a named RDom.
             arity(1);
-            return over ? over_named(*over, a[0], n) : over_used(a[0], n);
+            return over ? r->over_named(*over, a[0], n) : r->over_used(a[0], n);
         }
         if (n == "clamp" || n == "lerp") {
             arity(3);

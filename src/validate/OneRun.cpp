@@ -1,7 +1,6 @@
 #include "validate/OneRun.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 

@@ -1,5 +1,3 @@
-#include <cstdlib>
-
 #include "validate/StructureChecks.h"
 
 #include <algorithm>
@@ -41,18 +39,14 @@ std::string describe_params(isl_set *set, isl_point *pt) {
     return o.str();
 }
 
-/** The integer parameters of a point of `set`, by name (those that fit in 64 bits). */
+/** The integer parameters of a point of `set`, by name. */
 std::map<std::string, int64_t> point_params(isl_set *set, isl_point *pt) {
     std::map<std::string, int64_t> values;
     const isl_size n = isl_set_dim(set, isl_dim_param);
     for (isl_size i = 0; i < n; i++) {
         const char *name = isl_set_get_dim_name(set, isl_dim_param, unsigned(i));
         isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_param, int(i));
-        if (name && v && isl_val_is_int(v) == isl_bool_true) {
-            char *text = isl_val_to_str(v);
-            if (text) values[name] = std::strtoll(text, nullptr, 10);
-            free(text);
-        }
+        if (name && v && isl_val_is_int(v) == isl_bool_true) values[name] = isl_val_get_num_si(v);
         isl_val_free(v);
     }
     return values;
