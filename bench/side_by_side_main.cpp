@@ -1,47 +1,61 @@
 // Side-by-side benchmark: the same pipelines and schedules (bench/side_by_side_pipelines.h),
 // compiled by Tessera and by Halide 14 in one process, run alternately, checked against
-// each other, and reported as medians and the ratio Tessera / Halide.
+// each other, and reported as medians and the ratio Tessera / Halide; matmul also against
+// OpenBLAS's sgemm where it is installed. Each pipeline's limit on this machine is printed
+// beside them: the bytes it must move at the measured memory bandwidth, or its arithmetic
+// at the measured FMA peak, whichever takes longer.
 //
-// Usage: tessera_bench_side_by_side [rounds]   (default 15; each round runs each pipeline
-//        5 times in each system, one system after the other, the first one alternating
-//        from round to round)
+// Usage: tessera_bench_side_by_side [rounds [name-filter]]   (default 15 rounds; each round
+//        runs each pipeline 5 times in each system, one system after the other, the first
+//        one alternating from round to round; a filter keeps the pipelines whose name
+//        contains it)
 //
 // Both are given the same target. Halide 14's host detection claims features some CPUs
 // lack, so the target is pinned: x86-64-linux-avx2-avx512-avx512_skylake-f16c-fma-sse41
 // where the CPU has AVX-512, x86-64-linux-avx2-f16c-fma-sse41 otherwise.
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <immintrin.h>
 #include <random>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
+#ifdef TESSERA_BENCH_OPENBLAS
+#include <cblas.h>
+#endif
+
+#define DECLARE_PIPELINES                                                                                          \
+    struct Timing {                                                                                                \
+        double compile_ms = 0;                                                                                     \
+        std::vector<double> run_ms;                                                                                \
+    };                                                                                                             \
+    Timing blur(const std::string &, int, uint16_t *, int, int, uint16_t *, int, int);                             \
+    Timing unsharp(const std::string &, int, float *, int, int, float *);                                          \
+    Timing matmul(const std::string &, int, float *, float *, int, float *);                                       \
+    Timing harris(const std::string &, int, float *, int, int, float *);                                           \
+    Timing stencil_chain(const std::string &, int, uint8_t *, int, int, uint8_t *);                                \
+    Timing conv_layer(const std::string &, int, float *, float *, float *, int, int, int, int, int, float *);      \
+    Timing depthwise_separable_conv(const std::string &, int, float *, float *, float *, float *, int, int, int, int, \
+                                    float *);                                                                      \
+    Timing bilateral_grid(const std::string &, int, uint8_t *, int, int, uint8_t *);                               \
+    Timing iir_blur(const std::string &, int, uint8_t *, int, int, uint8_t *);
+
 namespace tessera_side {
-struct Timing {
-    double compile_ms = 0;
-    std::vector<double> run_ms;
-};
-Timing blur(const std::string &, int, uint16_t *, int, int, uint16_t *, int, int);
-Timing unsharp(const std::string &, int, float *, int, int, float *);
-Timing matmul(const std::string &, int, float *, float *, int, float *);
-Timing harris(const std::string &, int, float *, int, int, float *);
-}  // namespace tessera_side
+DECLARE_PIPELINES
+}
 namespace halide_side {
-struct Timing {
-    double compile_ms = 0;
-    std::vector<double> run_ms;
-};
-Timing blur(const std::string &, int, uint16_t *, int, int, uint16_t *, int, int);
-Timing unsharp(const std::string &, int, float *, int, int, float *);
-Timing matmul(const std::string &, int, float *, float *, int, float *);
-Timing harris(const std::string &, int, float *, int, int, float *);
-}  // namespace halide_side
+DECLARE_PIPELINES
+}
 
 namespace {
 
@@ -61,87 +75,282 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-struct Row {
-    std::string name;
-    std::vector<double> tessera, halide;
-    double tessera_compile = 0, halide_compile = 0;
-    bool same = true;
+double seconds_of(const std::function<void()> &f) {
+    auto a = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+}
+
+/** Runs `work(thread)` on `threads` threads at once. */
+void on_threads(int threads, const std::function<void(int)> &work) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; t++) pool.emplace_back(work, t);
+    for (std::thread &t : pool) t.join();
+}
+
+/** Bytes per second copied by every core at once (each byte read and written counts
+ * twice), on arrays far larger than the caches; the best of five. */
+double memory_bandwidth(int threads) {
+    const size_t bytes = size_t(256) << 20;  // per array
+    std::vector<char> from(bytes, 1), to(bytes, 0);
+    double best = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        const double s = seconds_of([&] {
+            on_threads(threads, [&](int t) {
+                const size_t chunk = bytes / size_t(threads);
+                std::memcpy(to.data() + chunk * size_t(t), from.data() + chunk * size_t(t), chunk);
+            });
+        });
+        best = std::max(best, 2.0 * double(bytes) / s);
+    }
+    return best + double(to[bytes / 2]) * 0;  // (reads the copy, so it is not optimized out)
+}
+
+/** Floating-point operations per second of independent fused multiply-adds on every core
+ * (each FMA counts two), with 8-lane vectors and, where the target has them, 16-lane ones;
+ * the best of five of each. (The chains are unrolled so that the accumulators stay in
+ * registers: rolled, gcc keeps them in memory and measures a third of the peak.) */
+__attribute__((target("avx512f"))) float fma_chains_512(long iterations) {
+    __m512 acc[12];
+    for (int i = 0; i < 12; i++) acc[i] = _mm512_set1_ps(float(i));
+    const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
+    for (long k = 0; k < iterations; k++)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+    float sum = 0;
+    for (int i = 0; i < 12; i++) sum += _mm512_reduce_add_ps(acc[i]);
+    return sum;
+}
+__attribute__((target("avx2,fma"))) float fma_chains_256(long iterations) {
+    __m256 acc[12];
+    for (int i = 0; i < 12; i++) acc[i] = _mm256_set1_ps(float(i));
+    const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.001f);
+    for (long k = 0; k < iterations; k++)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+    float lanes[8], sum = 0;
+    for (int i = 0; i < 12; i++) {
+        _mm256_storeu_ps(lanes, acc[i]);
+        for (float l : lanes) sum += l;
+    }
+    return sum;
+}
+double fma_peak(int threads, bool avx512) {
+    const long iterations = 20000000;
+    std::vector<float> sink(static_cast<size_t>(threads));
+    double best = 0;
+    for (int lanes : {8, 16}) {
+        if (lanes == 16 && !avx512) continue;
+        for (int rep = 0; rep < 5; rep++) {
+            const double s = seconds_of([&] {
+                on_threads(threads, [&](int t) { sink[size_t(t)] = lanes == 16 ? fma_chains_512(iterations) : fma_chains_256(iterations); });
+            });
+            best = std::max(best, double(threads) * double(iterations) * 12 * lanes * 2 / s);
+        }
+    }
+    return best + double(sink[0]) * 0;
+}
+
+struct Run {
+    double compile_ms = -1;  // negative: not compiled (a library)
+    std::vector<double> run_ms;
 };
+template<typename T>
+Run run_of(const T &t) {
+    return Run{t.compile_ms, t.run_ms};
+}
+
+/** One row: a pipeline in Tessera against one peer. */
+struct Case {
+    std::string name, peer;
+    double bytes = 0, flops = 0;  // moved and computed per run: the limit's inputs
+    std::function<Run()> tessera, other;
+    std::function<std::string()> compare;  // "identical", or how the outputs differ
+    std::vector<double> tessera_ms, other_ms;
+    double tessera_compile = 0, other_compile = 0;
+    std::string outputs = "identical";
+};
+
+template<typename T>
+std::string compare_outputs(const std::vector<T> &a, const std::vector<T> &b) {
+    if (a == b) return "identical";
+    double worst = 0;
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); i++) {
+        const double d = std::fabs(double(a[i]) - double(b[i]));
+        if (d > 0) differ++;
+        worst = std::max(worst, d);
+    }
+    char text[96];
+    std::snprintf(text, sizeof(text), "%.2g%% differ, by at most %.3g", 100.0 * double(differ) / double(a.size()), worst);
+    return text;
+}
+
+template<typename T, typename Fill>
+std::vector<T> filled(size_t n, Fill fill) {
+    std::vector<T> v(n);
+    for (auto &e : v) e = fill();
+    return v;
+}
 
 }  // namespace
 
 int main(int argc, char **argv) {
     const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 15;
+    const std::string filter = argc > 2 ? argv[2] : "";
     const int runs = 5;
     const std::string target = pinned_target();
+    const bool avx512 = target.find("avx512") != std::string::npos;
+    const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     // A fresh JIT cache, so that Tessera's compile time is a real C compilation.
     const std::string cache = (std::filesystem::temp_directory_path() / ("tessera-side-" + std::to_string(::getpid()))).string();
     ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
-    std::printf("target: %s; %d rounds x %d runs per pipeline and system, alternating\n\n", target.c_str(), rounds, runs);
+
+    const double bandwidth = memory_bandwidth(threads);
+    const double peak = fma_peak(threads, avx512);
+    std::printf("target: %s; %d rounds x %d runs per pipeline and system, alternating\n", target.c_str(), rounds, runs);
+    std::printf("this machine, %d threads: memory %.1f GB/s (copy, read + write), FMA peak %.1f GFLOP/s\n\n", threads,
+                bandwidth / 1e9, peak / 1e9);
 
     std::mt19937 rng(42);
-    // blur: 2560x1536 uint16 output (12-bit data), input with the 2-pixel apron.
-    const int bw = 2560, bh = 1536;
-    std::vector<uint16_t> bin(size_t(bw + 2) * (bh + 2));
-    for (auto &v : bin) v = uint16_t(rng() & 0xfff);
-    std::vector<uint16_t> bt(size_t(bw) * bh), bhl(size_t(bw) * bh);
-    // unsharp: 2560x1536x3 float.
-    std::vector<float> uin(size_t(bw) * bh * 3);
-    for (auto &v : uin) v = float(rng() % 1000) / 1000.0f + 0.01f;
-    std::vector<float> ut(uin.size()), uh(uin.size());
+    auto unit = [&] { return float(rng() % 1000) / 1000.0f + 0.01f; };
+    auto small = [&] { return float(int(rng() % 200) - 100) / 64.0f; };
+    auto byte = [&] { return uint8_t(rng() & 0xff); };
+    const int w = 2560, h = 1536;
+    const double px = double(w) * h;
+
+    // blur: uint16 output (12-bit data), input with the 2-pixel apron.
+    const std::vector<uint16_t> bin = filled<uint16_t>(size_t(w + 2) * (h + 2), [&] { return uint16_t(rng() & 0xfff); });
+    std::vector<uint16_t> bt(size_t(w) * h), bh(size_t(w) * h);
+    // unsharp and harris: float RGB.
+    std::vector<float> rgb = filled<float>(size_t(w) * h * 3, unit);
+    std::vector<float> ut(rgb.size()), uh(rgb.size()), ht(size_t(w) * h), hh(size_t(w) * h);
     // matmul: 1024 x 1024 float.
     const int n = 1024;
-    std::vector<float> ma(size_t(n) * n), mb(size_t(n) * n);
-    for (auto &v : ma) v = float(int(rng() % 200) - 100) / 64.0f;
-    for (auto &v : mb) v = float(int(rng() % 200) - 100) / 64.0f;
-    std::vector<float> mt(size_t(n) * n), mh(size_t(n) * n);
+    std::vector<float> ma = filled<float>(size_t(n) * n, small), mb = filled<float>(size_t(n) * n, small);
+    std::vector<float> mt(size_t(n) * n), mh(size_t(n) * n), mo(size_t(n) * n);
+    // uint8 images: one plane, and RGB.
+    std::vector<uint8_t> plane = filled<uint8_t>(size_t(w) * h, byte), rgb8 = filled<uint8_t>(size_t(w) * h * 3, byte);
+    std::vector<uint8_t> st(plane.size()), sh(plane.size()), gt(plane.size()), gh(plane.size()), it(rgb8.size()), ih(rgb8.size());
+    // conv_layer: 32 -> 32 channels, 64 x 64 pixels, a batch of 4.
+    const int cc = 32, cw = 64, chh = 64, cn = 4;
+    std::vector<float> cin = filled<float>(size_t(cc) * (cw + 2) * (chh + 2) * cn, small);
+    std::vector<float> cfilter = filled<float>(size_t(cc) * cc * 9, small), cbias = filled<float>(size_t(cc), small);
+    std::vector<float> ct(size_t(cc) * cw * chh * cn), ch(ct.size());
+    // depthwise-separable conv: 32 -> 32 channels, 128 x 128 pixels.
+    const int dc = 32, dw = 128, dh = 128;
+    std::vector<float> din = filled<float>(size_t(dc) * dw * dh, small), ddw = filled<float>(size_t(dc) * 9, small);
+    std::vector<float> dpw = filled<float>(size_t(dc) * dc, small), dbias = filled<float>(size_t(dc), small);
+    std::vector<float> dt(size_t(dc) * dw * dh), dhl(dt.size());
 
-    std::vector<Row> rows = {{"blur u16 2560x1536", {}, {}}, {"unsharp f32 2560x1536x3", {}, {}},
-                             {"matmul f32 1024^2", {}, {}}, {"harris f32 2560x1536x3", {}, {}}};
-    std::vector<float> ht(size_t(bw) * bh), hh(size_t(bw) * bh);
+    std::vector<Case> cases;
+    cases.push_back({"blur u16 2560x1536", "Halide", double(w + 2) * (h + 2) * 2 + px * 2, 0,
+                     [&] { return run_of(tessera_side::blur(target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bt.data(), w, h)); },
+                     [&] { return run_of(halide_side::blur(target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bh.data(), w, h)); },
+                     [&] { return compare_outputs(bt, bh); }});
+    cases.push_back({"unsharp f32 2560x1536x3", "Halide", px * 24, px * 31,
+                     [&] { return run_of(tessera_side::unsharp(target, runs, rgb.data(), w, h, ut.data())); },
+                     [&] { return run_of(halide_side::unsharp(target, runs, rgb.data(), w, h, uh.data())); },
+                     [&] { return compare_outputs(ut, uh); }});
+    cases.push_back({"matmul f32 1024^2", "Halide", 3.0 * n * n * 4, 2.0 * n * n * n,
+                     [&] { return run_of(tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data())); },
+                     [&] { return run_of(halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data())); },
+                     [&] { return compare_outputs(mt, mh); }});
+#ifdef TESSERA_BENCH_OPENBLAS
+    cases.push_back({"matmul f32 1024^2", "OpenBLAS", 3.0 * n * n * 4, 2.0 * n * n * n,
+                     [&] { return run_of(tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data())); },
+                     [&] {
+                         // result(x, y) = sum_k A(k, y) B(x, k): row-major C = A B.
+                         auto sgemm = [&] {
+                             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ma.data(), n, mb.data(), n, 0.0f,
+                                         mo.data(), n);
+                         };
+                         sgemm();
+                         Run r;
+                         for (int i = 0; i < runs; i++) r.run_ms.push_back(1e3 * seconds_of(sgemm));
+                         return r;
+                     },
+                     [&] { return compare_outputs(mt, mo); }});
+#endif
+    cases.push_back({"harris f32 2560x1536x3", "Halide", px * 16, px * 61,
+                     [&] { return run_of(tessera_side::harris(target, runs, rgb.data(), w, h, ht.data())); },
+                     [&] { return run_of(halide_side::harris(target, runs, rgb.data(), w, h, hh.data())); },
+                     [&] { return compare_outputs(ht, hh); }});
+    cases.push_back({"stencil_chain u8 2560x1536", "Halide", px * 2, 0,
+                     [&] { return run_of(tessera_side::stencil_chain(target, runs, plane.data(), w, h, st.data())); },
+                     [&] { return run_of(halide_side::stencil_chain(target, runs, plane.data(), w, h, sh.data())); },
+                     [&] { return compare_outputs(st, sh); }});
+    cases.push_back({"conv_layer f32 32x64x64x4", "Halide", double(cin.size() + cfilter.size() + ct.size()) * 4,
+                     2.0 * cc * cc * 9 * cw * chh * cn,
+                     [&] {
+                         return run_of(tessera_side::conv_layer(target, runs, cin.data(), cfilter.data(), cbias.data(), cc, cc, cw, chh,
+                                                                cn, ct.data()));
+                     },
+                     [&] {
+                         return run_of(halide_side::conv_layer(target, runs, cin.data(), cfilter.data(), cbias.data(), cc, cc, cw, chh,
+                                                               cn, ch.data()));
+                     },
+                     [&] { return compare_outputs(ct, ch); }});
+    cases.push_back({"depthwise_sep_conv f32 32x128x128", "Halide", double(din.size() + dt.size()) * 4,
+                     (18.0 * dc + 2.0 * dc * dc) * dw * dh,
+                     [&] {
+                         return run_of(tessera_side::depthwise_separable_conv(target, runs, din.data(), ddw.data(), dpw.data(),
+                                                                              dbias.data(), dc, dc, dw, dh, dt.data()));
+                     },
+                     [&] {
+                         return run_of(halide_side::depthwise_separable_conv(target, runs, din.data(), ddw.data(), dpw.data(),
+                                                                             dbias.data(), dc, dc, dw, dh, dhl.data()));
+                     },
+                     [&] { return compare_outputs(dt, dhl); }});
+    cases.push_back({"bilateral_grid u8 2560x1536x3", "Halide", px * 4, px * 62,
+                     [&] { return run_of(tessera_side::bilateral_grid(target, runs, rgb8.data(), w, h, gt.data())); },
+                     [&] { return run_of(halide_side::bilateral_grid(target, runs, rgb8.data(), w, h, gh.data())); },
+                     [&] { return compare_outputs(gt, gh); }});
+    cases.push_back({"iir_blur u8 2560x1536x3", "Halide", px * 6, px * 36,
+                     [&] { return run_of(tessera_side::iir_blur(target, runs, rgb8.data(), w, h, it.data())); },
+                     [&] { return run_of(halide_side::iir_blur(target, runs, rgb8.data(), w, h, ih.data())); },
+                     [&] { return compare_outputs(it, ih); }});
+    if (!filter.empty())
+        cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case &c) { return c.name.find(filter) == std::string::npos; }),
+                    cases.end());
+
     for (int r = 0; r < rounds; r++) {
-        // Who goes first alternates from round to round: the first system to run after
-        // another pipeline refills the caches that pipeline left dirty, which slowed its
-        // first three timed runs by up to 50% (blur after unsharp), whichever system it was.
-        auto record = [&](Row &row, auto t_run, auto h_run) {
-            decltype(t_run()) t;
-            decltype(h_run()) h;
+        for (Case &c : cases) {
+            // Who goes first alternates from round to round: the first system to run after
+            // another pipeline refills the caches that pipeline left dirty, which slowed its
+            // first three timed runs by up to 50% (blur after unsharp), whichever system it was.
+            Run t, o;
             if (r % 2 == 0) {
-                t = t_run();
-                h = h_run();
+                t = c.tessera();
+                o = c.other();
             } else {
-                h = h_run();
-                t = t_run();
+                o = c.other();
+                t = c.tessera();
             }
-            row.tessera.insert(row.tessera.end(), t.run_ms.begin(), t.run_ms.end());
-            row.halide.insert(row.halide.end(), h.run_ms.begin(), h.run_ms.end());
+            c.tessera_ms.insert(c.tessera_ms.end(), t.run_ms.begin(), t.run_ms.end());
+            c.other_ms.insert(c.other_ms.end(), o.run_ms.begin(), o.run_ms.end());
             if (r == 0) {
-                row.tessera_compile = t.compile_ms;
-                row.halide_compile = h.compile_ms;
+                c.tessera_compile = t.compile_ms;
+                c.other_compile = o.compile_ms;
+                c.outputs = c.compare();
             }
-        };
-        record(rows[0], [&] { return tessera_side::blur(target, runs, bin.data(), bw + 2, bh + 2, bt.data(), bw, bh); },
-               [&] { return halide_side::blur(target, runs, bin.data(), bw + 2, bh + 2, bhl.data(), bw, bh); });
-        rows[0].same = rows[0].same && bt == bhl;
-        record(rows[1], [&] { return tessera_side::unsharp(target, runs, uin.data(), bw, bh, ut.data()); },
-               [&] { return halide_side::unsharp(target, runs, uin.data(), bw, bh, uh.data()); });
-        rows[1].same = rows[1].same && std::memcmp(ut.data(), uh.data(), ut.size() * sizeof(float)) == 0;
-        record(rows[2], [&] { return tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data()); },
-               [&] { return halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data()); });
-        rows[2].same = rows[2].same && std::memcmp(mt.data(), mh.data(), mt.size() * sizeof(float)) == 0;
-        record(rows[3], [&] { return tessera_side::harris(target, runs, uin.data(), bw, bh, ht.data()); },
-               [&] { return halide_side::harris(target, runs, uin.data(), bw, bh, hh.data()); });
-        rows[3].same = rows[3].same && std::memcmp(ht.data(), hh.data(), ht.size() * sizeof(float)) == 0;
+        }
     }
 
-    std::printf("%-26s %12s %12s %8s %14s %14s  %s\n", "pipeline", "Tessera ms", "Halide ms", "ratio", "Tessera cc ms",
-                "Halide cc ms", "outputs");
-    for (const Row &row : rows) {
-        const double t = median(row.tessera), h = median(row.halide);
-        std::printf("%-26s %12.3f %12.3f %8.2f %14.1f %14.1f  %s\n", row.name.c_str(), t, h, t / h, row.tessera_compile,
-                    row.halide_compile, row.same ? "identical" : "differ");
+    std::printf("%-34s %-9s %11s %11s %7s %9s %6s %10s %10s  %s\n", "pipeline", "peer", "Tessera ms", "peer ms", "ratio",
+                "limit ms", "bound", "Tess cc ms", "peer cc ms", "outputs");
+    for (const Case &c : cases) {
+        const double t = median(c.tessera_ms), o = median(c.other_ms);
+        const double memory_ms = 1e3 * c.bytes / bandwidth, compute_ms = 1e3 * c.flops / peak;
+        char peer_cc[32] = "-";
+        if (c.other_compile >= 0) std::snprintf(peer_cc, sizeof(peer_cc), "%.1f", c.other_compile);
+        std::printf("%-34s %-9s %11.3f %11.3f %7.2f %9.3f %6s %10.1f %10s  %s\n", c.name.c_str(), c.peer.c_str(), t, o, t / o,
+                    std::max(memory_ms, compute_ms), memory_ms >= compute_ms ? "memory" : "FLOPs", c.tessera_compile, peer_cc,
+                    c.outputs.c_str());
     }
-    std::printf("\n(medians over %d runs each; compile times are the first round's, with an empty Tessera cache)\n",
+    std::printf("\n(medians over %d runs each; compile times are the first round's, with an empty Tessera cache; the limit is\n"
+                "the pipeline's input and output bytes at the memory bandwidth or its arithmetic at the FMA peak, whichever\n"
+                "is longer, counting every multiply and add as one operation)\n",
                 rounds * runs);
     std::error_code ec;
     std::filesystem::remove_all(cache, ec);

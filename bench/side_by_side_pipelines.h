@@ -141,4 +141,177 @@ Timing harris(const std::string &target, int runs, float *in, int w, int h, floa
     return compile_and_run(harris, output, target, runs);
 }
 
+// Halide's apps/stencil_chain: eight 5x5 binomial stencils of 16-bit data in a chain (the
+// app's default depth), each computed per tile of the output, tiles of 128 x 64 fused
+// into one parallel loop, vectors of 16.
+Timing stencil_chain(const std::string &target, int runs, uint8_t *in, int w, int h, uint8_t *out) {
+    using namespace lang;
+    Buffer<uint8_t> input(in, std::vector<int>{w, h});
+    Buffer<uint8_t> output(out, std::vector<int>{w, h});
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), t("t");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    std::vector<Func> stages;
+    Func s0("s0");
+    s0(x, y) = cast<uint16_t>(clamped(x, y)) * cast<uint16_t>(257);
+    stages.push_back(s0);
+    const int weights[5] = {1, 4, 6, 4, 1};
+    for (int k = 1; k <= 8; k++) {
+        Func prev = stages.back(), next("s" + std::to_string(k));
+        Expr total = cast<uint32_t>(128);
+        for (int j = -2; j <= 2; j++)
+            for (int i = -2; i <= 2; i++)
+                total = total + cast<uint32_t>(weights[i + 2] * weights[j + 2]) * cast<uint32_t>(prev(x + i, y + j));
+        next(x, y) = cast<uint16_t>(total >> 8);
+        stages.push_back(next);
+    }
+    Func result("stencil_chain");
+    result(x, y) = cast<uint8_t>(stages.back()(x, y) >> 8);
+    result.tile(x, y, xo, yo, xi, yi, 128, 64, TailStrategy::GuardWithIf).fuse(xo, yo, t).parallel(t).vectorize(xi, 16);
+    for (Func &f : stages) f.compute_at(result, t).vectorize(x, 16);
+    return compile_and_run(result, output, target, runs);
+}
+
+// Halide's apps/conv_layer: a 3x3 convolution layer with bias and ReLU over channels x
+// width x height x batch, a 16-wide vector of output channels by 8 unrolled pixels as the
+// register tile, the sums computed per tile, rows of the output in parallel.
+Timing conv_layer(const std::string &target, int runs, float *in, float *filt, float *b, int ci, int co, int w, int h, int n,
+                  float *out) {
+    using namespace lang;
+    Buffer<float> input(in, std::vector<int>{ci, w + 2, h + 2, n});
+    Buffer<float> filter(filt, std::vector<int>{co, ci, 3, 3});
+    Buffer<float> bias(b, std::vector<int>{co});
+    Buffer<float> output(out, std::vector<int>{co, w, h, n});
+    Var c("c"), x("x"), y("y"), nn("n"), coo("coo"), coi("coi"), xo("xo"), xi("xi");
+    RDom r(0, ci, 0, 3, 0, 3, "r");
+    Func conv("conv"), relu("relu");
+    conv(c, x, y, nn) = bias(c);
+    conv(c, x, y, nn) = conv(c, x, y, nn) + filter(c, r.x, r.y, r.z) * input(r.x, x + r.y, y + r.z, nn);
+    relu(c, x, y, nn) = max(conv(c, x, y, nn), 0.0f);
+    relu.split(c, coo, coi, 16).split(x, xo, xi, 8).reorder(coi, xi, coo, xo, y, nn).vectorize(coi).unroll(xi).parallel(y);
+    conv.compute_at(relu, coo).vectorize(c, 16).unroll(x);
+    conv.update().reorder(c, x, r.x, r.y, r.z).vectorize(c, 16).unroll(x);
+    return compile_and_run(relu, output, target, runs);
+}
+
+// Halide's apps/depthwise_separable_conv: a depthwise 3x3 convolution (zero padding) then
+// a pointwise one with bias and ReLU, per strip of 8 rows in parallel, the pointwise sums
+// per tile of 16 channels x 8 pixels.
+Timing depthwise_separable_conv(const std::string &target, int runs, float *in, float *dw, float *pw, float *b, int ci, int co,
+                                int w, int h, float *out) {
+    using namespace lang;
+    Buffer<float> input(in, std::vector<int>{ci, w, h});
+    Buffer<float> dw_filter(dw, std::vector<int>{ci, 3, 3});
+    Buffer<float> pw_filter(pw, std::vector<int>{co, ci});
+    Buffer<float> bias(b, std::vector<int>{co});
+    Buffer<float> output(out, std::vector<int>{co, w, h});
+    Var c("c"), x("x"), y("y"), coo("coo"), coi("coi"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+    Func padded = BoundaryConditions::constant_exterior(input, 0.0f);
+    Func depthwise("depthwise"), pointwise("pointwise"), result("dsc");
+    Expr dws = 0.0f;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) dws = dws + dw_filter(c, i, j) * padded(c, x + i - 1, y + j - 1);
+    depthwise(c, x, y) = dws;
+    RDom rc(0, ci, "rc");
+    pointwise(c, x, y) = bias(c);
+    pointwise(c, x, y) = pointwise(c, x, y) + pw_filter(c, rc) * depthwise(rc, x, y);
+    result(c, x, y) = max(pointwise(c, x, y), 0.0f);
+    result.split(c, coo, coi, 16).split(x, xo, xi, 8).reorder(coi, xi, coo, xo, y).vectorize(coi).unroll(xi);
+    result.split(y, yo, yi, 8).parallel(yo);
+    padded.compute_at(result, yo).vectorize(padded.args()[0], 16);
+    depthwise.compute_at(result, xo).vectorize(c, 16, TailStrategy::RoundUp);
+    pointwise.compute_at(result, coo).vectorize(c, 16).unroll(x);
+    pointwise.update().reorder(c, x, rc).vectorize(c, 16).unroll(x);
+    return compile_and_run(result, output, target, runs);
+}
+
+// Halide's apps/bilateral_grid with its CPU schedule: the grid's histogram per row of the
+// z blur, the three blurs of the grid in parallel, vectors of 8, the output trilinearly
+// interpolated per strip of 16 rows.
+Timing bilateral_grid(const std::string &target, int runs, uint8_t *in, int w, int h, uint8_t *out) {
+    using namespace lang;
+    Buffer<uint8_t> input(in, std::vector<int>{w, h, 3});
+    Buffer<uint8_t> output(out, std::vector<int>{w, h});
+    Var x("x"), y("y"), z("z"), c("c"), yo("yo"), yi("yi");
+    const int s_sigma = 8;
+    const float r_sigma = 0.1f;
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func gray("gray"), val("val");
+    gray(x, y) = 0.299f * cast<float>(clamped(x, y, 0)) / 255.0f + 0.587f * cast<float>(clamped(x, y, 1)) / 255.0f +
+                 0.114f * cast<float>(clamped(x, y, 2)) / 255.0f;
+    val(x, y) = clamp(gray(x, y), 0.0f, 1.0f);
+    RDom r(0, s_sigma, 0, s_sigma, "r");
+    const int zmax = int(1.0f / r_sigma + 0.5f);
+    Expr v = val(x * s_sigma + r.x - s_sigma / 2, y * s_sigma + r.y - s_sigma / 2);
+    Func histogram("histogram");
+    histogram(x, y, z, c) = 0.0f;
+    histogram(x, y, clamp(cast<int>(v * (1.0f / r_sigma) + 0.5f), 0, zmax), c) += select(c == 0, v, 1.0f);
+    Func blurz("blurz"), blurx("blurx"), blury("blury");
+    blurz(x, y, z, c) = histogram(x, y, z - 2, c) + 4.0f * histogram(x, y, z - 1, c) + 6.0f * histogram(x, y, z, c) +
+                        4.0f * histogram(x, y, z + 1, c) + histogram(x, y, z + 2, c);
+    blurx(x, y, z, c) = blurz(x - 2, y, z, c) + 4.0f * blurz(x - 1, y, z, c) + 6.0f * blurz(x, y, z, c) +
+                        4.0f * blurz(x + 1, y, z, c) + blurz(x + 2, y, z, c);
+    blury(x, y, z, c) = blurx(x, y - 2, z, c) + 4.0f * blurx(x, y - 1, z, c) + 6.0f * blurx(x, y, z, c) +
+                        4.0f * blurx(x, y + 1, z, c) + blurx(x, y + 2, z, c);
+    Expr zv = val(x, y) * (1.0f / r_sigma);
+    Expr zi = clamp(cast<int>(zv), 0, zmax);
+    Expr zf = zv - cast<float>(zi);
+    Expr xf = cast<float>(x % s_sigma) / float(s_sigma);
+    Expr yf = cast<float>(y % s_sigma) / float(s_sigma);
+    Expr gx = x / s_sigma, gy = y / s_sigma;  // the grid cell
+    Func interpolated("interpolated");
+    interpolated(x, y, c) = lerp(lerp(lerp(blury(gx, gy, zi, c), blury(gx + 1, gy, zi, c), xf),
+                                      lerp(blury(gx, gy + 1, zi, c), blury(gx + 1, gy + 1, zi, c), xf), yf),
+                                 lerp(lerp(blury(gx, gy, zi + 1, c), blury(gx + 1, gy, zi + 1, c), xf),
+                                      lerp(blury(gx, gy + 1, zi + 1, c), blury(gx + 1, gy + 1, zi + 1, c), xf), yf),
+                                 zf);
+    Func result("bilateral_grid");
+    result(x, y) = cast<uint8_t>(clamp(interpolated(x, y, 0) / interpolated(x, y, 1) * 255.0f + 0.5f, 0.0f, 255.0f));
+    result.compute_root().split(y, yo, yi, 16).parallel(yo).vectorize(x, 8);
+    histogram.compute_at(blurz, y);
+    histogram.update().reorder(c, r.x, r.y, x, y).unroll(c);
+    blurz.compute_root().reorder(c, z, x, y).parallel(y).vectorize(x, 8).unroll(c);
+    blurx.compute_root().reorder(c, x, y, z).parallel(z).vectorize(x, 8).unroll(c);
+    blury.compute_root().reorder(c, x, y, z).parallel(z).vectorize(x, 8).unroll(c);
+    return compile_and_run(result, output, target, runs);
+}
+
+// Halide's apps/iir_blur: a first-order recursive filter down and up the columns, then
+// (through a transpose) down and up the rows, with the app's CPU schedule: tiles of 8 x
+// 32 in parallel strips, the scans vectorized across the columns.
+Timing iir_blur(const std::string &target, int runs, uint8_t *in, int w, int h, uint8_t *out) {
+    using namespace lang;
+    Buffer<uint8_t> input(in, std::vector<int>{w, h, 3});
+    Buffer<uint8_t> output(out, std::vector<int>{w, h, 3});
+    Var x("x"), y("y"), c("c"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    const float alpha = 0.1f;
+    Func input_f("input_f");
+    input_f(x, y, c) = cast<float>(input(x, y, c)) / 255.0f;
+    RDom ry(1, h - 1, "ry"), ry_up(0, h - 1, "ry_up");
+    Func blur_cols("blur_cols");
+    blur_cols(x, y, c) = input_f(x, y, c);
+    blur_cols(x, ry, c) = (1.0f - alpha) * blur_cols(x, ry - 1, c) + alpha * input_f(x, ry, c);
+    blur_cols(x, h - 2 - ry_up, c) = (1.0f - alpha) * blur_cols(x, h - 1 - ry_up, c) + alpha * blur_cols(x, h - 2 - ry_up, c);
+    Func transpose_cols("transpose_cols");
+    transpose_cols(x, y, c) = blur_cols(y, x, c);
+    RDom rx(1, w - 1, "rx"), rx_up(0, w - 1, "rx_up");
+    Func blur_rows("blur_rows");
+    blur_rows(x, y, c) = transpose_cols(x, y, c);
+    blur_rows(x, rx, c) = (1.0f - alpha) * blur_rows(x, rx - 1, c) + alpha * transpose_cols(x, rx, c);
+    blur_rows(x, w - 2 - rx_up, c) = (1.0f - alpha) * blur_rows(x, w - 1 - rx_up, c) + alpha * blur_rows(x, w - 2 - rx_up, c);
+    Func transpose_rows("transpose_rows");
+    transpose_rows(x, y, c) = blur_rows(y, x, c);
+    Func result("iir_blur");
+    result(x, y, c) = cast<uint8_t>(clamp(transpose_rows(x, y, c) * 255.0f + 0.5f, 0.0f, 255.0f));
+    transpose_cols.compute_root().tile(x, y, xo, yo, xi, yi, 8, 32).vectorize(xi).reorder(xi, yi, xo, yo, c).parallel(yo);
+    blur_cols.compute_at(transpose_cols, yo).vectorize(x, 8);
+    blur_cols.update(0).reorder(x, ry).vectorize(x, 8).unroll(x);
+    blur_cols.update(1).reorder(x, ry_up).vectorize(x, 8).unroll(x);
+    result.tile(x, y, xo, yo, xi, yi, 8, 32).vectorize(xi).reorder(xi, yi, xo, yo, c).parallel(yo);
+    transpose_rows.compute_at(result, xo).vectorize(x, 8);
+    blur_rows.compute_at(result, yo).vectorize(x, 8);
+    blur_rows.update(0).reorder(x, rx).vectorize(x, 8).unroll(x);
+    blur_rows.update(1).reorder(x, rx_up).vectorize(x, 8).unroll(x);
+    return compile_and_run(result, output, target, runs);
+}
+
 }  // namespace BENCH_NS
