@@ -157,6 +157,14 @@ Expr clamp(Expr a, Expr lo, Expr hi);
 Expr abs(Expr a);
 /** |a - b| without overflow; unsigned result for integers. */
 Expr absd(Expr a, Expr b);
+/** The number of bits set in an integer, in its type (of an int, its two's complement). */
+Expr popcount(Expr x);
+/** The number of zero bits above an integer's highest set bit, in its type; the type's
+ * width for zero. */
+Expr count_leading_zeros(Expr x);
+/** The number of zero bits below an integer's lowest set bit, in its type; the type's
+ * width for zero. */
+Expr count_trailing_zeros(Expr x);
 
 // Float math. Integer arguments are converted to float32 first (as in Halide).
 Expr sqrt(Expr x);

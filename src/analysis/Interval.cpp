@@ -741,6 +741,9 @@ private:
             if (hi <= 0) return Interval(ep.k(-hi), ep.k(-lo));
             return Interval(ep.zero(), ep.k(std::max(-lo, hi)));
         }
+        case Intrinsic::PopCount:
+        case Intrinsic::CountLeadingZeros:
+        case Intrinsic::CountTrailingZeros: return Interval(ep.zero(), ep.k(i128(t.bits)));
         case Intrinsic::Absd: {
             Type at = op->args[0].type().element_of();
             if (at.is_float()) return Interval::everything();
@@ -1098,6 +1101,9 @@ public:
                 if (h <= 0) return fit(-h, -l);
                 return fit(0, std::max(-l, h));
             }
+            case Intrinsic::PopCount:
+            case Intrinsic::CountLeadingZeros:
+            case Intrinsic::CountTrailingZeros: return fit(0, t.bits);
             case Intrinsic::Absd: {
                 Type at = op->args[0].type().element_of();
                 if (!at.is_integer()) return full();

@@ -647,7 +647,10 @@ bool foldable_intrinsic(Intrinsic op) {
     case Intrinsic::BitNot:
     case Intrinsic::ShiftLeft:
     case Intrinsic::ShiftRight:
-    case Intrinsic::Reinterpret: return true;
+    case Intrinsic::Reinterpret:
+    case Intrinsic::PopCount:
+    case Intrinsic::CountLeadingZeros:
+    case Intrinsic::CountTrailingZeros: return true;
     default: return false;  // the platform math library: never folded
     }
 }

@@ -242,6 +242,26 @@ Lanes Emitter::emit_call(const Call *c) {
             return h + "(" + arg(0, i) + ", " + amount + ")";
         });
     }
+    case Intrinsic::PopCount:
+    case Intrinsic::CountLeadingZeros:
+    case Intrinsic::CountTrailingZeros: {
+        // The operand's bits as an unsigned number of 32 or 64 bits; a zero has as many
+        // leading and trailing zeros as its type has bits (the builtins leave it undefined).
+        TESSERA_INTERNAL_ASSERT(at.size() == 1 && at[0] == et && et.is_integer() && !et.is_bool(), "bit count types");
+        const bool wide = et.bits == 64;
+        const std::string U = wide ? "uint64_t" : "uint32_t", ll = wide ? "ll" : "";
+        return per_lane(t, [&](int i) {
+            const std::string bits = temp(wide ? UInt(64) : UInt(32), "(" + U + ")(" + c_type_name(UInt(et.bits)) + ")" + arg(0, i));
+            std::string count;
+            if (c->op == Intrinsic::PopCount) count = "__builtin_popcount" + ll + "(" + bits + ")";
+            else if (c->op == Intrinsic::CountTrailingZeros)
+                count = "(" + bits + " ? __builtin_ctz" + ll + "(" + bits + ") : " + std::to_string(et.bits) + ")";
+            else
+                count = "(" + bits + " ? __builtin_clz" + ll + "(" + bits + ") - " + std::to_string((wide ? 64 : 32) - et.bits) +
+                        " : " + std::to_string(et.bits) + ")";
+            return "(" + c_type_name(et) + ")" + count;
+        });
+    }
     case Intrinsic::Reinterpret: {
         TESSERA_INTERNAL_ASSERT(at.size() == 1 && at[0].bits == et.bits && !et.is_bool(), "reinterpret types");
         Lanes out;

@@ -167,6 +167,9 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::ShiftLeft: return "shift_left";
     case Intrinsic::ShiftRight: return "shift_right";
     case Intrinsic::Reinterpret: return "reinterpret";
+    case Intrinsic::PopCount: return "popcount";
+    case Intrinsic::CountLeadingZeros: return "count_leading_zeros";
+    case Intrinsic::CountTrailingZeros: return "count_trailing_zeros";
     }
     return "?";
 }

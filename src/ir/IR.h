@@ -202,6 +202,9 @@ enum class Intrinsic : uint8_t {
     // Integer and mixed.
     Abs, Absd, BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight,
     Reinterpret,
+    // Bit counts of an integer, in its own type (a zero has as many leading and trailing
+    // zeros as the type has bits).
+    PopCount, CountLeadingZeros, CountTrailingZeros,
 };
 
 const char *intrinsic_name(Intrinsic op);

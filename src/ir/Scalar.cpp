@@ -249,6 +249,24 @@ Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args
     case Intrinsic::BitNot:
         if (t.is_bool()) return make_uint(args[0].u ? 0 : 1);
         return t.is_int() ? make_int(~args[0].i) : make_uint(wrap_uint(t.bits, ~args[0].u));
+    case Intrinsic::PopCount:
+    case Intrinsic::CountLeadingZeros:
+    case Intrinsic::CountTrailingZeros: {
+        // The n bits of the operand (an int's two's complement), counted; the result has
+        // the operand's type.
+        const int n = arg_types[0].bits;
+        const uint64_t mask = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+        const uint64_t bits = (arg_types[0].is_int() ? uint64_t(args[0].i) : args[0].u) & mask;
+        int count = 0;
+        if (op == Intrinsic::PopCount) {
+            for (int b = 0; b < n; b++) count += int((bits >> b) & 1);
+        } else if (op == Intrinsic::CountLeadingZeros) {
+            while (count < n && !((bits >> (n - 1 - count)) & 1)) count++;
+        } else {
+            while (count < n && !((bits >> count) & 1)) count++;
+        }
+        return t.is_int() ? make_int(count) : make_uint(uint64_t(count));
+    }
     case Intrinsic::ShiftLeft: return shift(true, t, args[0], arg_types[1], args[1]);
     case Intrinsic::ShiftRight: return shift(false, t, args[0], arg_types[1], args[1]);
     case Intrinsic::Reinterpret: {

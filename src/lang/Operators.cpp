@@ -352,6 +352,21 @@ Expr absd(Expr a, Expr b) {
     return Call::make_intrinsic(r, Intrinsic::Absd, {std::move(a), std::move(b)});
 }
 
+namespace {
+/** popcount, count_leading_zeros, count_trailing_zeros: of an integer, in its own type. */
+Expr bit_count(Intrinsic op, Expr x, const char *name) {
+    require_defined(x, name);
+    const Type t = x.type();
+    if (!t.is_int() && !t.is_uint())
+        user_error(std::string(name) + " of a " + t.to_string() + ": it counts the bits of an integer");
+    return Call::make_intrinsic(t, op, {std::move(x)});
+}
+}  // namespace
+
+Expr popcount(Expr x) { return bit_count(Intrinsic::PopCount, std::move(x), "popcount"); }
+Expr count_leading_zeros(Expr x) { return bit_count(Intrinsic::CountLeadingZeros, std::move(x), "count_leading_zeros"); }
+Expr count_trailing_zeros(Expr x) { return bit_count(Intrinsic::CountTrailingZeros, std::move(x), "count_trailing_zeros"); }
+
 Expr sqrt(Expr x) { return float_call(Intrinsic::Sqrt, std::move(x), "sqrt"); }
 Expr exp(Expr x) { return float_call(Intrinsic::Exp, std::move(x), "exp"); }
 Expr log(Expr x) { return float_call(Intrinsic::Log, std::move(x), "log"); }

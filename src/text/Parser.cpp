@@ -842,7 +842,8 @@ private:
             "pow",   "sin",    "cos",    "tan",   "asin",  "acos",   "atan",     "atan2",       "sinh",
             "cosh",  "tanh",   "asinh",  "acosh", "atanh", "floor",  "ceil",     "round",       "trunc",
             "fract", "is_nan", "is_inf", "is_finite", "lerp", "bitwise_and", "bitwise_or", "bitwise_xor",
-            "bitwise_not", "shift_left", "shift_right", "cast", "reinterpret", "true", "false"};
+            "bitwise_not", "shift_left", "shift_right", "popcount", "count_leading_zeros", "count_trailing_zeros",
+            "cast", "reinterpret", "true", "false"};
         return names.count(n) > 0 || inline_reduction(n);
     }
 
@@ -1097,7 +1098,9 @@ private:
             {"tan", tan},     {"asin", asin},   {"acos", acos},   {"atan", atan},     {"sinh", sinh},
             {"cosh", cosh},   {"tanh", tanh},   {"asinh", asinh}, {"acosh", acosh},   {"atanh", atanh},
             {"floor", floor}, {"ceil", ceil},   {"round", round}, {"trunc", trunc},   {"fract", fract},
-            {"is_nan", is_nan}, {"is_inf", is_inf}, {"is_finite", is_finite}, {"abs", abs}};
+            {"is_nan", is_nan}, {"is_inf", is_inf}, {"is_finite", is_finite}, {"abs", abs},
+            {"popcount", popcount}, {"count_leading_zeros", count_leading_zeros},
+            {"count_trailing_zeros", count_trailing_zeros}};
         if (auto it = unary.find(n); it != unary.end()) {
             arity(1);
             return it->second(a[0]);

@@ -102,6 +102,9 @@ TEST(VectorOps, EveryOperatorOnEveryTypeAsLanes) {
             ops.push_back({"|", a | b});
             ops.push_back({"^", a ^ b});
             ops.push_back({"~", ~a});
+            ops.push_back({"popcount", popcount(a)});
+            ops.push_back({"count_leading_zeros", count_leading_zeros(a)});
+            ops.push_back({"count_trailing_zeros", count_trailing_zeros(a)});
             ops.push_back({"<<", a << cast(t, 3)});
             ops.push_back({">>", a >> b});
         }

@@ -664,6 +664,47 @@ TEST(Arithmetic, AbsAndAbsdAreExact) {
     EXPECT_TRUE(same_bits(eval0<float>(abs(nz)), 0.0f));
 }
 
+// Halide's bit counts: the result has the operand's type, an int is counted in two's
+// complement, and zero has as many leading and trailing zeros as the type has bits
+// (values checked against Halide 14).
+TEST(Arithmetic, BitCountsAreHalides) {
+    Param<int8_t> m4("m4", -4), z8("z8", 0), one8("one8", 1), min8("min8", -128);
+    EXPECT_EQ(eval0<int8_t>(popcount(m4)), 6);
+    EXPECT_EQ(eval0<int8_t>(count_leading_zeros(z8)), 8);
+    EXPECT_EQ(eval0<int8_t>(count_leading_zeros(one8)), 7);
+    EXPECT_EQ(eval0<int8_t>(count_leading_zeros(min8)), 0);
+    EXPECT_EQ(eval0<int8_t>(count_trailing_zeros(min8)), 7);
+    EXPECT_EQ(eval0<int8_t>(count_trailing_zeros(z8)), 8);
+    Param<uint16_t> z16("z16", 0), two16("two16", 2), all16("all16", 0xffff);
+    EXPECT_EQ(eval0<uint16_t>(count_trailing_zeros(z16)), 16);
+    EXPECT_EQ(eval0<uint16_t>(count_trailing_zeros(two16)), 1);
+    EXPECT_EQ(eval0<uint16_t>(popcount(all16)), 16);
+    EXPECT_EQ(eval0<uint16_t>(count_leading_zeros(two16)), 14);
+    Param<int32_t> m1("m1", -1), big("big", 0x00f00000);
+    EXPECT_EQ(eval0<int32_t>(popcount(m1)), 32);
+    EXPECT_EQ(eval0<int32_t>(count_leading_zeros(big)), 8);
+    EXPECT_EQ(eval0<int32_t>(count_trailing_zeros(big)), 20);
+    Param<uint64_t> z64("z64", 0), top64("top64", uint64_t(1) << 63);
+    EXPECT_EQ(eval0<uint64_t>(count_leading_zeros(z64)), 64u);
+    EXPECT_EQ(eval0<uint64_t>(count_trailing_zeros(top64)), 63u);
+    EXPECT_EQ(eval0<uint64_t>(count_leading_zeros(top64)), 0u);
+    Param<int64_t> m64("m64", -2);
+    EXPECT_EQ(eval0<int64_t>(popcount(m64)), 63);
+    EXPECT_EQ(popcount(Expr(m4)).type(), Int(8));
+    EXPECT_EQ(count_leading_zeros(Expr(z16)).type(), UInt(16));
+    // Of a float or a bool: a CompileError that names the operation.
+    Param<float> f("bits_f", 1.0f);
+    for (auto count : {popcount, count_leading_zeros, count_trailing_zeros}) {
+        try {
+            (void)count(f);
+            ADD_FAILURE() << "a bit count of a float was accepted";
+        } catch (const CompileError &e) {
+            EXPECT_NE(std::string(e.what()).find("float32"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW((void)popcount(Expr(f) > 0.0f), CompileError);
+}
+
 // --------------------------------------------------------------------------------------
 // (e) select, && and || evaluate every operand
 

@@ -443,8 +443,8 @@ GridSpec amounts(Type t) { return GridSpec{t, true}; }
 
 // The operator cases, in four parts (each its own pipeline, so that the C compiler gets
 // four moderate functions rather than one huge one): 0 arithmetic, comparisons, logic and
-// select; 1 casts; 2 float math, abs and absd; 3 bitwise operators, shifts and
-// reinterpret. A part is one pipeline with one loop nest per case:
+// select; 1 casts; 2 float math, abs and absd; 3 bitwise operators, bit counts, shifts
+// and reinterpret. A part is one pipeline with one loop nest per case:
 // out[base + flat(i, j, ...)] = bits(op(g_a[i], g_b[j], ...)).
 struct OperatorSuite {
     static constexpr int kParts = 4;
@@ -571,6 +571,8 @@ struct OperatorSuite {
             for (Intrinsic op : {Intrinsic::BitAnd, Intrinsic::BitOr, Intrinsic::BitXor})
                 intrinsic_case(3, op, t, {values(t), values(t)});
             intrinsic_case(3, Intrinsic::BitNot, t, {values(t)});
+            for (Intrinsic op : {Intrinsic::PopCount, Intrinsic::CountLeadingZeros, Intrinsic::CountTrailingZeros})
+                intrinsic_case(3, op, t, {values(t)});
             for (Type s : numeric_types()) {
                 if (s.is_float()) continue;
                 intrinsic_case(3, Intrinsic::ShiftLeft, t, {values(t), amounts(s)});

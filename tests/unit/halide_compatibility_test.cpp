@@ -312,7 +312,8 @@ TEST(HalideCompatibility, Expressions) {
     Expr a = x - 3, b = y + 1;
     i(x, y) = a + b - a * b / 2 % 3 + (a << 1) + (b >> 1) + (a & 7) + (a | 1) + (a ^ b) + ~a +
               select((a < b && !(a == 2)) || a >= 4, min(a, b), max(a, b)) + clamp(a, -1, 1) + abs(a) +
-              cast<int>(absd(a, b)) + select(a < 0, 1, a > 2, 2, 0) + reinterpret<int32_t>(cast<uint32_t>(a));
+              cast<int>(absd(a, b)) + select(a < 0, 1, a > 2, 2, 0) + reinterpret<int32_t>(cast<uint32_t>(a)) +
+              popcount(a) + count_leading_zeros(b) + count_trailing_zeros(a * b);
     Expr v = cast<float>(x) * 0.25f + 0.1f, w = cast(Float(32), y) * 0.5f + 0.2f;
     f(x, y) = lerp(v, w, 0.25f) + sqrt(v) + exp(-v) + log(v) + pow(v, w) + sin(v) + cos(v) + tan(v) + asin(v * 0.1f) +
               acos(v * 0.1f) + atan(v) + atan2(v, w) + sinh(v) + cosh(v) + tanh(v) + asinh(v) + acosh(v + 1.0f) +

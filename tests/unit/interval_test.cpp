@@ -571,6 +571,10 @@ public:
             if (t.is_uint())
                 return Call::make_intrinsic(t, Intrinsic::Absd, {gen(Int(t.bits), depth - 1), gen(Int(t.bits), depth - 1)});
             return Sub::make(small(), sub());
+        case 19: {
+            const Intrinsic counts[] = {Intrinsic::PopCount, Intrinsic::CountLeadingZeros, Intrinsic::CountTrailingZeros};
+            return Call::make_intrinsic(t, counts[pick(3)], {sub()});
+        }
         default: return Add::make(Mul::make(sub(), small()), small());
         }
     }

@@ -251,4 +251,33 @@ g.fold_storage(y, 4, false)
         EXPECT_NE(printed.find(d), std::string::npos) << d << " is missing from\n" << printed;
 }
 
+// The bit counts by name: printed and parsed back, and compiled, against counts made here.
+TEST(TsrLanguage, BitCounts) {
+    const std::string src = R"(func f(x) = popcount(int16(x) - int16(3)) + count_leading_zeros(int16(x)) * int16(100) +
+            count_trailing_zeros(uint8(x * 4)) * int16(1000)
+output f
+f.vectorize(x, 8)
+)";
+    Program p = parse_program(src, "bits.tsr");
+    const std::string printed = print_program(p);
+    EXPECT_EQ(print_program(parse_program(printed, "printed")), printed);
+    Buffer<int16_t> out = p.output.realize({70});
+    for (int x = 0; x < 70; x++) {
+        const uint16_t v = uint16_t(int16_t(x - 3));
+        int pop = 0, lead = 0, trail = 0;
+        for (int b = 0; b < 16; b++) pop += (v >> b) & 1;
+        while (lead < 16 && !((uint16_t(x) >> (15 - lead)) & 1)) lead++;
+        const uint8_t w = uint8_t(x * 4);
+        while (trail < 8 && !((w >> trail) & 1)) trail++;
+        EXPECT_EQ(out(x), pop + lead * 100 + trail * 1000) << "at x = " << x;
+    }
+    try {
+        parse_program("func g(x) = popcount(float32(x))\noutput g\n", "bad.tsr");
+        FAIL() << "a bit count of a float was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("bad.tsr:1:"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("popcount"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
