@@ -5,7 +5,7 @@
 // beside them: the bytes it must move at the measured memory bandwidth, or its arithmetic
 // at the measured FMA peak, whichever takes longer.
 //
-// Usage: tessera_bench_side_by_side [rounds [name-filter]]   (default 15 rounds; each round
+// Usage: [TESSERA_BENCH_KEEP_CACHE=1] tessera_bench_side_by_side [rounds [name-filter]]   (default 15 rounds; each round
 //        runs each pipeline 5 times in each system, one system after the other, the first
 //        one alternating from round to round; a filter keeps the pipelines whose name
 //        contains it)
@@ -352,7 +352,13 @@ int main(int argc, char **argv) {
                 "the pipeline's input and output bytes at the memory bandwidth or its arithmetic at the FMA peak, whichever\n"
                 "is longer, counting every multiply and add as one operation)\n",
                 rounds * runs);
-    std::error_code ec;
-    std::filesystem::remove_all(cache, ec);
+    // $TESSERA_BENCH_KEEP_CACHE keeps the compiled pipelines, so that a profiler run on
+    // this benchmark can name their functions afterwards.
+    if (std::getenv("TESSERA_BENCH_KEEP_CACHE")) {
+        std::printf("compiled pipelines kept in %s\n", cache.c_str());
+    } else {
+        std::error_code ec;
+        std::filesystem::remove_all(cache, ec);
+    }
     return 0;
 }

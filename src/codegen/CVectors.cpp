@@ -9,6 +9,8 @@
 #include "codegen/Emitter.h"
 #include "ir/Check.h"
 
+#include <cmath>
+
 namespace tessera::codegen {
 
 std::string Emitter::vtype(Type t) {
@@ -70,6 +72,34 @@ std::string Emitter::blend(Type t, const std::string &mask_wide, const std::stri
                         mask_wide + "))");
 }
 
+std::string Emitter::saturating_vector(const Expr &v, Type t) {
+    // A float to an integer type of n bits truncates toward zero, takes NaN to 0 and
+    // saturates (docs/semantics.md): values at or past 2^(n-1) (2^n unsigned) become the
+    // maximum, those at or below the minimum the minimum. The lanes are first brought into
+    // the range the conversion is defined on (NaN to 0; clamped to the minimum, which every
+    // float type holds, and to the largest float below the top bound, whose truncation is
+    // at most the maximum), converted, and the lanes at or past the top bound then set to
+    // the maximum, which the float type may not hold.
+    const Type ft = v.type(), from = ft.element_of(), et = t.element_of();
+    const int n = et.bits;
+    const double top = std::ldexp(1.0, et.is_int() ? n - 1 : n);
+    const double below_top = from.bits == 32 ? double(std::nextafter(float(top), 0.0f)) : std::nextafter(top, 0.0);
+    const double minimum = et.is_int() ? -top : 0.0;
+    const Type fmask = Int(from.bits).with_lanes(t.lanes);
+    const std::string FI = vint(ft, true);
+    auto where = [&](const std::string &cmp) { return vtemp(fmask, "(" + FI + ")(" + cmp + ")"); };
+    const std::string x = vec(v), zero = splat(ft, float_literal(from, 0.0)), lo = splat(ft, float_literal(from, minimum)),
+                      hi = splat(ft, float_literal(from, below_top));
+    std::string y = blend(ft, where(x + " == " + x), x, zero);
+    y = blend(ft, where(y + " > " + lo), y, lo);
+    y = blend(ft, where(y + " < " + hi), y, hi);
+    const std::string converted = vtemp(t, "__builtin_convertvector(" + y + ", " + vtype(t) + ")");
+    const std::string past = to_mask(t, x + " >= " + splat(ft, float_literal(from, top)), from);
+    const std::string maximum = et.is_int() ? int_literal(et, int64_t((uint64_t(1) << (n - 1)) - 1))
+                                            : uint_literal(et, n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1);
+    return blend(t, vtemp(Int(n).with_lanes(t.lanes), mask_as(t, past)), splat(t, maximum), converted);
+}
+
 std::string Emitter::vector_of(const Expr &e) {
     const Type t = e.type();
     const Type et = t.element_of();
@@ -99,7 +129,7 @@ std::string Emitter::vector_of(const Expr &e) {
             const std::string ones = vtemp(i8, "(" + vtype(i8) + ")" + vec(v) + " & " + splat(i8, "1"));
             return vtemp(t, "__builtin_convertvector(" + ones + ", " + VT + ")");
         }
-        if (from.is_float() && !et.is_float()) break;  // saturating: lane by lane
+        if (from.is_float() && !et.is_float()) return saturating_vector(v, t);
         return vtemp(t, "__builtin_convertvector(" + vec(v) + ", " + VT + ")");
     }
     case ExprKind::Add:

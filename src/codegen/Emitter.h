@@ -335,6 +335,9 @@ private:
     std::string blend(Type t, const std::string &mask_wide, const std::string &a, const std::string &b);
 
     std::string vector_of(const Expr &e);
+    /** The float vector v converted to the integer vector type t, saturating as the
+     * scalar conversion does. */
+    std::string saturating_vector(const Expr &v, Type t);
 
     static std::string int_or_uint_literal(Type t, int64_t c);
 

@@ -27,7 +27,11 @@ std::vector<double> edge_values(Type t) {
     if (t.is_float())
         return {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-40, 1e30, -1e30, 2147483648.0, -9.3e18,
                 std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                std::numeric_limits<double>::quiet_NaN()};
+                std::numeric_limits<double>::quiet_NaN(),
+                // The bounds of the saturating conversions to each integer type, and the
+                // floats beside them.
+                127.99, 128.0, -128.5, 255.5, 256.0, 32768.0, -32768.75, 65535.9, 65536.0, 2147483520.0, -2147483904.0,
+                4294967040.0, 4294967296.0, 9223372036854775808.0, 18446744073709551616.0};
     std::vector<double> v = {0, 1, 2, 3, 7, 64, 100};
     if (t.is_int())
         for (double x : {-1.0, -2.0, -3.0, -7.0, -100.0}) v.push_back(x);
