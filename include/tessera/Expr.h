@@ -59,9 +59,21 @@ public:
     operator Expr() const;
     bool same_as(const Var &o) const { return name_ == o.name_; }
 
+    /** The implicit Var `_n`: an argument that a call with `_` (or with fewer coordinates
+     * than the callee has dimensions) stands for, as in Halide. */
+    static Var implicit(int n);
+    /** Whether this is the placeholder `_`. */
+    bool is_placeholder() const { return name_ == "_"; }
+
 private:
     std::string name_;
 };
+
+/** Halide's placeholder: in a call, the callee's remaining dimensions (`g(x, _)`); on the
+ * left of a definition, the implicit Vars its value uses (`f(x, _) = g(x, _) + 1`). */
+extern const Var _;
+/** The implicit Vars that `_` stands for, to schedule them by (`f.vectorize(_0, 8)`). */
+extern const Var _0, _1, _2, _3, _4, _5, _6, _7, _8, _9;
 
 /** One dimension of a reduction domain (RDom), or the name of a reduction loop.
  *

@@ -3,6 +3,7 @@
 
 #include "ir/IR.h"
 #include "ir/Names.h"
+#include "lang/ImplicitVars.h"
 #include "lang/Validity.h"
 #include "tessera/Buffer.h"
 
@@ -14,6 +15,7 @@ namespace detail {
 
 Expr buffer_call(const std::shared_ptr<BufferData> &b, std::vector<Expr> args) {
     if (!b) throw CompileError("Use of an undefined Buffer in an algorithm");
+    args = lang::call_coordinates(std::move(args), int(b->dims.size()), "Buffer " + b->name);
     args = lang::coerce_coordinates(std::move(args), b->name);
     if (args.size() != b->dims.size())
         throw CompileError("Buffer " + b->name + " has " + std::to_string(b->dims.size()) +

@@ -1,5 +1,6 @@
 // Func, FuncRef and Stage: building definitions (with the validity checks) and realizing.
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "ir/Function.h"
 #include "ir/Names.h"
 #include "lang/Definitions.h"
+#include "lang/ImplicitVars.h"
 #include "lang/Validity.h"
 #include "semantics/ReferenceInterpreter.h"
 #include "tessera/Func.h"
@@ -154,11 +156,16 @@ std::string Stage::name() const {
     return func_->name + ".update(" + std::to_string(stage_ - 1) + ")";
 }
 
-Stage FuncRef::operator=(const Expr &e) { return lang::add_definition(func_, args_, e); }
-Stage FuncRef::operator=(const FuncRef &e) { return lang::add_definition(func_, args_, Expr(e)); }
+Stage FuncRef::operator=(const Expr &e) {
+    if (!func_) throw CompileError("Definition of an undefined Func handle");
+    return lang::add_definition(func_, lang::definition_arguments(args_, e, func_->name), e);
+}
+Stage FuncRef::operator=(const FuncRef &e) { return *this = Expr(e); }
 
 Stage FuncRef::update_with(int op, const Expr &e) {
     if (!e.defined()) throw CompileError("Func \"" + func_->name + "\" is updated with an undefined Expr");
+    if (std::any_of(args_.begin(), args_.end(), lang::is_placeholder))
+        return FuncRef(func_, lang::definition_arguments(args_, e, func_->name)).update_with(op, e);
     if (!func_->defined()) {
         // As in Halide: f(args) += e on an undefined f first defines f as the identity of
         // the operation (0 for += and -=, 1 for *= and /=) everywhere.
@@ -202,7 +209,8 @@ Stage FuncRef::operator/=(const Expr &e) { return update_with(3, e); }
 
 FuncRef::operator Expr() const {
     if (!func_) throw CompileError("Call of an undefined Func handle");
-    return Call::make_func(func_, lang::coerce_coordinates(args_, func_->name));
+    const std::vector<Expr> args = lang::call_coordinates(args_, func_->defined() ? func_->dimensions() : -1, func_->name);
+    return Call::make_func(func_, lang::coerce_coordinates(args, func_->name));
 }
 
 Func::Func() : data_(new_function(ir::fresh_name('f'))) {}

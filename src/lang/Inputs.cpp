@@ -2,6 +2,7 @@
 
 #include "ir/IR.h"
 #include "ir/Names.h"
+#include "lang/ImplicitVars.h"
 #include "lang/Scheduling.h"
 #include "lang/Validity.h"
 #include "ir/Scalar.h"
@@ -69,6 +70,7 @@ void bind_input(InputData &in, const std::shared_ptr<BufferData> &b) {
 
 Expr input_call(const std::shared_ptr<InputData> &in, std::vector<Expr> args) {
     if (!in) throw CompileError("Use of an undefined ImageParam");
+    args = lang::call_coordinates(std::move(args), in->dimensions, "ImageParam " + in->name);
     args = lang::coerce_coordinates(std::move(args), in->name);
     if (int(args.size()) != in->dimensions)
         throw CompileError("ImageParam " + in->name + " has " + std::to_string(in->dimensions) +

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -304,6 +305,49 @@ TEST(HalideCompatibility, BuffersAndBoundaryConditions) {
     sum(x, y, c) = BC::repeat_edge(in)(x, y, c) + BC::constant_exterior(in, 0.5f)(x, y, c) +
                    BC::mirror_image(in)(x, y, c) + BC::mirror_interior(in)(x, y, c) + BC::repeat_image(in)(x, y, c);
     expect_matches(sum, {-3, -2, 0}, {15, 11, 2}, "boundary conditions");
+}
+
+// `_`: in a call, the callee's remaining dimensions; on the left, the implicit Vars the
+// value uses; fewer coordinates than dimensions are implicit too. Values against ones
+// computed here, and the compiled code against the reference interpreter.
+TEST(HalideCompatibility, ImplicitArguments) {
+    Buffer<float> in = image(6, 5, 3);
+    Var x("x"), y("y");
+    Func twice("twice"), plus("plus"), rows("rows"), edge("edge");
+    twice(x, _) = in(x, _) * 2.0f;  // twice(x, _0, _1)
+    EXPECT_EQ(twice.dimensions(), 3);
+    EXPECT_EQ(twice.args()[1].name(), "_0");
+    plus(_) = twice(_) + 1.0f;  // plus(_0, _1, _2)
+    EXPECT_EQ(plus.dimensions(), 3);
+    rows(x, y, _) = twice(x, y) - 0.5f;  // twice(x, y, _0): a coordinate left out is implicit
+    rows(x, y, _) += plus(x, y, _);
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    edge(x, y, _) = clamped(x - 1, y + 1, _);
+    edge.vectorize(x, 4).reorder(_0, x, y);
+    Buffer<float> r = rows.realize({6, 5, 3}), e = edge.realize({6, 5, 3});
+    for (int c = 0; c < 3; c++)
+        for (int j = 0; j < 5; j++)
+            for (int i = 0; i < 6; i++) {
+                const float v = in(i, j, c);
+                EXPECT_EQ(r(i, j, c), v * 2.0f - 0.5f + (v * 2.0f + 1.0f)) << i << ", " << j << ", " << c;
+                EXPECT_EQ(e(i, j, c), in(std::max(i - 1, 0), std::min(j + 1, 4), c)) << i << ", " << j << ", " << c;
+            }
+    expect_matches(rows, {0, 0, 0}, {6, 5, 3}, "implicit arguments and an update");
+    expect_matches(edge, {-2, -2, 0}, {9, 8, 3}, "implicit arguments of a boundary condition");
+    EXPECT_TRUE(_.is_placeholder());
+    EXPECT_EQ(Var::implicit(3).name(), "_3");
+    // Mistakes, each a CompileError that says what is wrong.
+    auto expect_error = [](const std::function<void()> &f, const std::string &needle) {
+        try {
+            f();
+            ADD_FAILURE() << "expected a CompileError mentioning " << needle;
+        } catch (const CompileError &err) {
+            EXPECT_NE(std::string(err.what()).find(needle), std::string::npos) << err.what();
+        }
+    };
+    expect_error([&] { Func k("k"); k(x) = twice(x, _); }, "k(..., _)");
+    expect_error([&] { Func k("k2"); k(_) = twice(_, _); }, "twice");
+    expect_error([&] { Func u("undefined_yet"), k("k3"); k(_) = u(_); }, "undefined_yet");
 }
 
 TEST(HalideCompatibility, Expressions) {
