@@ -67,7 +67,9 @@ TEST(HalideCompatibility, EverySupportedNameIsUsedHere) {
         const std::string cls = colons == std::string::npos ? "" : name.substr(0, colons).substr(name.substr(0, colons).rfind(':') + 1);
         const std::string id = colons == std::string::npos ? name : name.substr(colons + 2);
         std::vector<std::string> uses;
-        if (id.rfind("operator", 0) == 0) {
+        if (id == "_") {
+            uses = {"(_)", ", _)"};  // the placeholder, as a coordinate
+        } else if (id.rfind("operator", 0) == 0) {
             uses = {" " + id.substr(8) + " ", id.substr(8) == "()" ? "(x, y)" : id.substr(8)};
         } else if (id == cls) {
             uses = {id + "(", id + "<", id + " "};
