@@ -4,6 +4,7 @@
 // schedule the file gives. Everything the C++ API can build can be printed as .tsr and
 // parsed back.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,25 @@ struct Program {
 
     /** The input or parameter called `name`, or nullptr. */
     const Argument *argument(const std::string &name) const;
+
+    /** Where the file mentions each Func (parse_program fills these; a Program made
+     * otherwise has none): the name in its `func` statement, and the start of its first
+     * schedule statement. Lines and columns count from 1. */
+    struct Place {
+        int line = 0, col = 0;
+    };
+    std::string file;                 // the file name given to parse_program
+    std::vector<std::string> source;  // its lines
+    std::map<std::string, Place> defined_at, scheduled_at;
 };
+
+/** A CompileError's message about `p` (one that lowering or compiling it raised, naming
+ * Funcs as `Func "name"`), placed in p's file as parse errors are: "file:line:col: error:
+ * message" with the source line and a caret, at the schedule statement of the first Func
+ * it names where the message is about where or how the Func is computed, else at its
+ * definition; a note with the place of each other Func it names. The message unchanged
+ * where p has no places or it names no Func of p. */
+std::string locate_in_source(const Program &p, const std::string &message);
 
 /** Parses .tsr source. Every error of the file that can be found in one pass is reported
  * in one CompileError, each as "file:line:col: error: ..." with the source line and a

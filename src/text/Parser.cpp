@@ -127,6 +127,10 @@ public:
         p.name = name_.empty() ? output_.name() : name_;
         p.arguments = arguments_;
         p.output = output_;
+        p.file = file_;
+        p.source = lines_;
+        p.defined_at = defined_at_;
+        p.scheduled_at = scheduled_at_;
         return p;
     }
 
@@ -350,6 +354,7 @@ private:
         next();
         const Token name = ident("the Func's name");
         declare_func(name);
+        defined_at_[name.text] = Program::Place{name.line, name.col};
         try {
             func_definition(name);
         } catch (const ParseError &) {
@@ -613,6 +618,7 @@ private:
 
     void schedule_statement() {
         const Token name = next();
+        scheduled_at_.emplace(name.text, Program::Place{name.line, name.col});
         Func func = funcs_[name.text];
         pos_--;
         int k = -1;
@@ -1151,6 +1157,7 @@ private:
     std::map<std::string, RDom> rdoms_;
     std::set<std::string> vars_;
     std::set<std::string> failed_;  // Funcs whose definition failed
+    std::map<std::string, Program::Place> defined_at_, scheduled_at_;
     bool output_failed_ = false;
     std::vector<Argument> arguments_;
     Func output_;

@@ -138,4 +138,35 @@ TEST(TsrErrors, DamagedExamplesNeverCrash) {
     EXPECT_GT(parsed + rejected, 399);
 }
 
+// An error that lowering finds (not the parser) is placed in the file: at the schedule
+// statement of the Func it is about, with a note at each other Func it names.
+TEST(TsrErrors, LoweringErrorsArePlacedInTheFile) {
+    const std::string src = "input uint8 in[3]\n"
+                            "func f(x, y) = float32(in(x, y, 0)) * 2.0f\n"
+                            "func g(x, y) = f(x + 1, y) + f(x, y)\n"
+                            "output g\n"
+                            "var yo, yi\n"
+                            "g.split(y, yo, yi, 8).parallel(yo)\n"
+                            "  f.compute_at(g, yi).store_root()\n";
+    const Program p = parse_program(src, "race.tsr");
+    std::string message;
+    try {
+        p.output.compile_to_lowered_stmt("/dev/null", p.arguments);
+        FAIL() << "expected a CompileError";
+    } catch (const CompileError &e) {
+        message = e.what();
+    }
+    const std::string placed = locate_in_source(p, message);
+    EXPECT_EQ(placed.rfind("race.tsr:7:3: error: " + message + "\n      f.compute_at(g, yi).store_root()\n      ^\n", 0), 0u)
+        << placed;
+    EXPECT_NE(placed.find("race.tsr:6:1: note: Func g is scheduled here"), std::string::npos) << placed;
+    // A message about what a Func computes points at its definition; one that names no
+    // Func of the program, and a Program not parsed from a file, are left as they are.
+    EXPECT_EQ(locate_in_source(p, "Func \"f\" reads in").rfind("race.tsr:2:6: error: Func \"f\" reads in\n", 0), 0u);
+    EXPECT_EQ(locate_in_source(p, "Func \"h\" is unknown"), "Func \"h\" is unknown");
+    Program unparsed;
+    unparsed.output = p.output;
+    EXPECT_EQ(locate_in_source(unparsed, message), message);
+}
+
 }  // namespace

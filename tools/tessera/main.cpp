@@ -253,51 +253,66 @@ std::string read_file(const std::string &path) {
 
 bool validated(const Program &p, const Options &o);
 
+/** Runs `work` on the parsed program `p`; a CompileError it raises (lowering, compiling)
+ * is placed in p's file, as parse errors are. */
+template<typename F>
+int in_file_of(const Program &p, F &&work) {
+    try {
+        return work();
+    } catch (const CompileError &e) {
+        throw CompileError(locate_in_source(p, e.what()));
+    }
+}
+
 int compile(const Options &o) {
     Program p = parse_program_file(o.file);
-    if (!validated(p, o)) return 1;
-    const std::string fn = o.name.empty() ? p.name : o.name;
-    const Target target = o.target.empty() ? get_host_target() : Target(o.target);
-    for (const std::string &kind : o.emit) {
-        const std::string path = o.out + "." + kind;
-        progress("writing " + path);
-        if (kind == "c") p.output.compile_to_c(path, p.arguments, fn);
-        else if (kind == "h") p.output.compile_to_header(path, p.arguments, fn);
-        else if (kind == "o") p.output.compile_to_object(path, p.arguments, fn, target);
-        else if (kind == "stmt") p.output.compile_to_lowered_stmt(path, p.arguments);
-        else if (kind == "html") {
-            const std::string stmt_path = o.out + ".stmt.tmp";
-            p.output.compile_to_lowered_stmt(stmt_path, p.arguments);
-            const std::string stmt = read_file(stmt_path);
-            std::remove(stmt_path.c_str());
-            std::ofstream out(path);
-            out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html_escape(fn)
-                << "</title>\n<style>body{font-family:sans-serif;margin:1em}"
-                   ".cols{display:flex;gap:1em}.col{flex:1;min-width:0}"
-                   "pre{background:#f6f6f6;padding:.8em;overflow:auto;font-size:12px}</style></head>\n<body>\n"
-                << "<h1>" << html_escape(fn) << "</h1>\n<div class=\"cols\">\n"
-                << "<div class=\"col\"><h2>Algorithm and schedule</h2><pre>" << html_escape(print_program(p))
-                << "</pre></div>\n<div class=\"col\"><h2>Lowered loop nest</h2><pre>" << html_escape(stmt)
-                << "</pre></div>\n</div>\n</body></html>\n";
-            if (!out) throw RuntimeError(path + ": cannot write the file");
-        } else {
-            throw UsageError{"unknown --emit kind '" + kind + "' (c, h, o, stmt, html)"};
+    return in_file_of(p, [&] {
+        if (!validated(p, o)) return 1;
+        const std::string fn = o.name.empty() ? p.name : o.name;
+        const Target target = o.target.empty() ? get_host_target() : Target(o.target);
+        for (const std::string &kind : o.emit) {
+            const std::string path = o.out + "." + kind;
+            progress("writing " + path);
+            if (kind == "c") p.output.compile_to_c(path, p.arguments, fn);
+            else if (kind == "h") p.output.compile_to_header(path, p.arguments, fn);
+            else if (kind == "o") p.output.compile_to_object(path, p.arguments, fn, target);
+            else if (kind == "stmt") p.output.compile_to_lowered_stmt(path, p.arguments);
+            else if (kind == "html") {
+                const std::string stmt_path = o.out + ".stmt.tmp";
+                p.output.compile_to_lowered_stmt(stmt_path, p.arguments);
+                const std::string stmt = read_file(stmt_path);
+                std::remove(stmt_path.c_str());
+                std::ofstream out(path);
+                out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html_escape(fn)
+                    << "</title>\n<style>body{font-family:sans-serif;margin:1em}"
+                       ".cols{display:flex;gap:1em}.col{flex:1;min-width:0}"
+                       "pre{background:#f6f6f6;padding:.8em;overflow:auto;font-size:12px}</style></head>\n<body>\n"
+                    << "<h1>" << html_escape(fn) << "</h1>\n<div class=\"cols\">\n"
+                    << "<div class=\"col\"><h2>Algorithm and schedule</h2><pre>" << html_escape(print_program(p))
+                    << "</pre></div>\n<div class=\"col\"><h2>Lowered loop nest</h2><pre>" << html_escape(stmt)
+                    << "</pre></div>\n</div>\n</body></html>\n";
+                if (!out) throw RuntimeError(path + ": cannot write the file");
+            } else {
+                throw UsageError{"unknown --emit kind '" + kind + "' (c, h, o, stmt, html)"};
+            }
         }
-    }
-    if (!o.depfile.empty()) {
-        // The outputs depend on the .tsr file alone (it has no includes).
-        std::ofstream d(o.depfile);
-        d << o.out << "." << o.emit.front() << ": " << o.file << "\n";
-        if (!d) throw RuntimeError(o.depfile + ": cannot write the file");
-    }
-    return 0;
+        if (!o.depfile.empty()) {
+            // The outputs depend on the .tsr file alone (it has no includes).
+            std::ofstream d(o.depfile);
+            d << o.out << "." << o.emit.front() << ": " << o.file << "\n";
+            if (!d) throw RuntimeError(o.depfile + ": cannot write the file");
+        }
+        return 0;
+    });
 }
 
 int check(const Options &o) {
     Program p = parse_program_file(o.file);
-    // Lowering checks the schedule; the statement itself is not needed.
-    p.output.compile_to_lowered_stmt("/dev/null", p.arguments);
-    return 0;
+    return in_file_of(p, [&] {
+        // Lowering checks the schedule; the statement itself is not needed.
+        p.output.compile_to_lowered_stmt("/dev/null", p.arguments);
+        return 0;
+    });
 }
 
 #ifdef TESSERA_HAVE_VALIDATOR
@@ -315,9 +330,12 @@ ValidationReport validate_program(const Program &p, const Options &o) {
 
 int validate_command(const Options &o) {
 #ifdef TESSERA_HAVE_VALIDATOR
-    const ValidationReport r = validate_program(parse_program_file(o.file), o);
-    std::fputs((o.json ? r.to_json() : r.to_string()).c_str(), stdout);
-    return r.verdict == Verdict::Refuted ? 1 : 0;
+    const Program p = parse_program_file(o.file);
+    return in_file_of(p, [&] {
+        const ValidationReport r = validate_program(p, o);
+        std::fputs((o.json ? r.to_json() : r.to_string()).c_str(), stdout);
+        return r.verdict == Verdict::Refuted ? 1 : 0;
+    });
 #else
     (void)o;
     throw RuntimeError("this tessera was built without the validator (isl and Z3 were not found when it was built)");
@@ -428,48 +446,50 @@ std::vector<int> output_size(const Program &p, const Options &o, const Buffer<> 
 
 int run(const Options &o, bool reference_only) {
     Program p = parse_program_file(o.file);
-    if (!reference_only && !validated(p, o)) return 1;
-    Buffer<> first = bind(p, o);
-    const std::vector<int> size = output_size(p, o, first);
-    Buffer<> result;
-    if (!reference_only) {
-        const Target target = o.target.empty() ? get_jit_target_from_environment() : Target(o.target);
-        progress("compiling " + p.name);
-        auto t0 = std::chrono::steady_clock::now();
-        p.output.compile_jit(target);
-        std::printf("compile: %.1f ms\n", ms_since(t0));
-        result = Buffer<>(p.output.type(), size, p.output.name());
-        std::vector<double> times;
-        for (int r = 0; r < o.runs; r++) {
-            t0 = std::chrono::steady_clock::now();
-            p.output.realize(result, target);
-            times.push_back(ms_since(t0));
-            std::printf("run %d: %.3f ms\n", r + 1, times.back());
+    return in_file_of(p, [&] {
+        if (!reference_only && !validated(p, o)) return 1;
+        Buffer<> first = bind(p, o);
+        const std::vector<int> size = output_size(p, o, first);
+        Buffer<> result;
+        if (!reference_only) {
+            const Target target = o.target.empty() ? get_jit_target_from_environment() : Target(o.target);
+            progress("compiling " + p.name);
+            auto t0 = std::chrono::steady_clock::now();
+            p.output.compile_jit(target);
+            std::printf("compile: %.1f ms\n", ms_since(t0));
+            result = Buffer<>(p.output.type(), size, p.output.name());
+            std::vector<double> times;
+            for (int r = 0; r < o.runs; r++) {
+                t0 = std::chrono::steady_clock::now();
+                p.output.realize(result, target);
+                times.push_back(ms_since(t0));
+                std::printf("run %d: %.3f ms\n", r + 1, times.back());
+            }
+            std::sort(times.begin(), times.end());
+            std::printf("compiled: median %.3f ms over %d runs\n", times[times.size() / 2], o.runs);
         }
-        std::sort(times.begin(), times.end());
-        std::printf("compiled: median %.3f ms over %d runs\n", times[times.size() / 2], o.runs);
-    }
-    if (reference_only || o.reference) {
-        progress("running the reference interpreter");
-        auto t0 = std::chrono::steady_clock::now();
-        Buffer<> ref(p.output.type(), size, p.output.name());
-        p.output.realize_reference(ref);
-        const double ms = ms_since(t0);
-        std::printf("reference interpreter: %.1f ms\n", ms);
-        if (result.defined()) {
-            const size_t n = size_t(ref.number_of_elements()) * size_t(ref.type().bytes());
-            const bool same = std::memcmp(ref.data_handle()->host, result.data_handle()->host, n) == 0;
-            std::printf("compiled and reference results: %s\n", same ? "identical" : "DIFFERENT");
-            if (!same) return 1;
-        } else {
-            result = ref;
+        if (reference_only || o.reference) {
+            progress("running the reference interpreter");
+            auto t0 = std::chrono::steady_clock::now();
+            Buffer<> ref(p.output.type(), size, p.output.name());
+            p.output.realize_reference(ref);
+            const double ms = ms_since(t0);
+            std::printf("reference interpreter: %.1f ms\n", ms);
+            if (result.defined()) {
+                const size_t n = size_t(ref.number_of_elements()) * size_t(ref.type().bytes());
+                const bool same = std::memcmp(ref.data_handle()->host, result.data_handle()->host, n) == 0;
+                std::printf("compiled and reference results: %s\n", same ? "identical" : "DIFFERENT");
+                if (!same) return 1;
+            } else {
+                result = ref;
+            }
         }
-    }
-    if (!o.output.empty()) {
-        tool::write_image(result, o.output);
-        std::printf("wrote %s\n", o.output.c_str());
-    }
-    return 0;
+        if (!o.output.empty()) {
+            tool::write_image(result, o.output);
+            std::printf("wrote %s\n", o.output.c_str());
+        }
+        return 0;
+    });
 }
 
 }  // namespace
