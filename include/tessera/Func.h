@@ -216,6 +216,18 @@ public:
     /** Store only `extent` consecutive values of dimension `var`, as a circular buffer
      * (valid while every iteration needs at most `extent` of them). */
     Func &fold_storage(const Var &var, const Expr &extent, bool fold_forward = true);
+    /** Halide's choice of memory for the Func's storage: Auto, Heap, Stack and Register
+     * are accepted, and Tessera still chooses (see MemoryType); a GPU or accelerator
+     * memory is a CompileError. */
+    Func &store_in(MemoryType memory);
+    /** Halide's cache of a Func's values between realizations: accepted, and nothing is
+     * cached; every realization computes the Func (the values are the same). */
+    Func &memoize();
+    /** Halide's software prefetch of `f`'s values `offset` iterations of `from` ahead, at
+     * `at`: checked (`f` must be called by this Func) and accepted; no prefetch
+     * instruction is emitted. */
+    Func &prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset = 1,
+                   PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
 
     /** A Func that wraps this one in `f` (or in every caller), scheduled on its own: calls
      * of this Func in `f` become calls of the wrapper. */

@@ -37,6 +37,16 @@ enum class TailStrategy {
 
 const char *tail_strategy_name(TailStrategy t);
 
+/** Where a Func's storage lives (Halide's store_in). Tessera chooses it itself: a small
+ * allocation of constant size is an array in a C block (on the stack, its elements in
+ * registers where the C compiler can), anything else is on the heap. The CPU kinds are
+ * accepted as hints and the choice stays Tessera's; the others are GPU and accelerator
+ * memories, a CompileError. */
+enum class MemoryType { Auto, Heap, Stack, Register, GPUShared, GPUTexture, LockedCache, VTCM, AMXTile };
+
+/** How Halide's prefetch treats the region past the end (accepted, see Func::prefetch). */
+enum class PrefetchBoundStrategy { Clamp, GuardWithIf, NonFaulting };
+
 /** A loop variable named by a Var or an RVar. */
 class VarOrRVar {
 public:

@@ -628,6 +628,48 @@ Func &Func::fold_storage(const Var &var, const Expr &extent, bool fold_forward) 
     return *this;
 }
 
+Func &Func::store_in(MemoryType memory) {
+    require_defined(data_, "store_in");
+    switch (memory) {
+    case MemoryType::Auto:
+    case MemoryType::Heap:
+    case MemoryType::Stack:
+    case MemoryType::Register: return *this;  // hints: Tessera chooses (MemoryType)
+    default:
+        func_fail(*data_, "store_in", "only the CPU's memory types (Auto, Heap, Stack, Register) are supported; "
+                                      "Tessera compiles for CPUs");
+    }
+}
+
+Func &Func::memoize() {
+    require_defined(data_, "memoize()");
+    return *this;
+}
+
+Func &Func::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset,
+                     PrefetchBoundStrategy strategy) {
+    (void)at, (void)from, (void)strategy;
+    const std::string text = "prefetch(" + f.name() + ", ...)";
+    require_defined(data_, text);
+    if (!offset.defined()) func_fail(*data_, text, "the offset is an undefined Expr");
+    struct Calls : ir::IRVisitor {
+        const ir::FunctionData *callee = nullptr;
+        bool found = false;
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            found = found || op->func.get() == callee;
+            IRVisitor::visit(op);
+        }
+    } calls;
+    calls.callee = f.data().get();
+    for (const auto &d : data_->definitions) {
+        calls.include(d.value);
+        for (const Expr &a : d.args) calls.include(a);
+    }
+    if (!calls.found) func_fail(*data_, text, "Func \"" + f.name() + "\" is not called by Func \"" + data_->name + "\"");
+    return *this;
+}
+
 namespace {
 
 /** A new Func w(x, ...) = f(x, ...), marked as f's wrapper. */

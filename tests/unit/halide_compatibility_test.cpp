@@ -181,6 +181,22 @@ TEST(HalideCompatibility, WhereValuesLive) {
     r(x, y) = in(x, y, 0);
     r.compute_root();
     expect_matches(r, {0, 0}, {30, 20}, "compute_root");
+    // Hints Tessera accepts and decides itself: the values stay the algorithm's.
+    Func h("hinted"), g("g");
+    g(x, y) = in(x, y, 0) * 3.0f;
+    h(x, y) = g(x, y) + g(x + 1, y);
+    g.compute_at(h, y).store_in(MemoryType::Stack);
+    h.memoize().prefetch(g, y, y, 2).store_in(MemoryType::Heap);
+    expect_matches(h, {0, 0}, {29, 20}, "store_in, memoize and prefetch");
+    EXPECT_THROW(g.store_in(MemoryType::GPUShared), CompileError);
+    Func other("other");
+    other(x) = cast<float>(x);
+    try {
+        h.prefetch(other, y, y);
+        ADD_FAILURE() << "a prefetch of a Func that is not called was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("\"other\" is not called"), std::string::npos) << e.what();
+    }
 }
 
 TEST(HalideCompatibility, StagingCopiesOfInputs) {
