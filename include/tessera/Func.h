@@ -234,6 +234,12 @@ public:
     Func in(const Func &f);
     Func in(const std::vector<Func> &fs);
     Func in();
+    /** A copy of this Func (its definitions and, as they are now, its schedule) that the
+     * calls of it in `f` (in each of `fs`) call instead, scheduled on its own from then
+     * on: f's definitions are rewritten to call the copy, named `<this>_clone_in_<f>`. The
+     * same consumers again give the same copy. */
+    Func clone_in(const Func &f);
+    Func clone_in(const std::vector<Func> &fs);
 
     /** Compute the Func over [0, sizes[0]) x [0, sizes[1]) x ... with compiled code (see
      * compile_jit) and return the result. */

@@ -108,6 +108,8 @@ struct FuncSchedule {
     std::map<std::string, std::shared_ptr<FunctionData>> wrappers;
     /** Set on a wrapper made by in(): the Func it wraps. */
     std::string wraps;
+    /** Copies made by clone_in: "_g_h" (the consumers' names) -> the copy they call. */
+    std::map<std::string, std::shared_ptr<FunctionData>> clones;
 };
 
 /** The default schedule of a new definition: its pure loops (dimension 0 innermost)

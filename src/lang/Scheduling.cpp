@@ -8,6 +8,7 @@
 #include <atomic>
 #include <set>
 
+#include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Function.h"
@@ -706,6 +707,99 @@ Func Func::in(const std::vector<Func> &fs) {
     }
     lang::schedule_changed();
     return Func(w);
+}
+
+namespace {
+
+/** Calls of one Func redirected to another. */
+class RedirectCalls : public ir::IRMutator {
+public:
+    RedirectCalls(const FunctionData *from, std::shared_ptr<FunctionData> to) : from_(from), to_(std::move(to)) {}
+
+    void apply(ir::Definition &d) {
+        d.value = mutate(d.value);
+        for (Expr &a : d.args) a = mutate(a);
+        for (Expr &p : d.predicates) p = mutate(p);
+    }
+
+protected:
+    using IRMutator::visit;
+    Expr visit(const Call *op, const Expr &self) override {
+        Expr e = IRMutator::visit(op, self);
+        const Call *c = as<Call>(e);
+        if (c->call_kind != CallKind::Func || c->func.get() != from_) return e;
+        return Call::make_func(to_, c->args);
+    }
+
+private:
+    const FunctionData *from_;
+    std::shared_ptr<FunctionData> to_;
+};
+
+bool calls(const FunctionData &caller, const FunctionData *callee) {
+    struct Find : ir::IRVisitor {
+        const FunctionData *callee = nullptr;
+        bool found = false;
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            found = found || (op->call_kind == CallKind::Func && op->func.get() == callee);
+            IRVisitor::visit(op);
+        }
+    } find;
+    find.callee = callee;
+    for (const auto &d : caller.definitions) {
+        find.include(d.value);
+        for (const Expr &a : d.args) find.include(a);
+        for (const Expr &p : d.predicates) find.include(p);
+    }
+    return find.found;
+}
+
+}  // namespace
+
+Func Func::clone_in(const Func &f) { return clone_in(std::vector<Func>{f}); }
+
+Func Func::clone_in(const std::vector<Func> &fs) {
+    std::string names;
+    for (const Func &f : fs) names += "_" + f.name();
+    const std::string text = "clone_in(" + (names.empty() ? std::string() : names.substr(1)) + ")";
+    require_defined(data_, text);
+    if (fs.empty()) func_fail(*data_, text, "name the Funcs whose calls the copy serves");
+    // The same consumers again: the copy they call already.
+    auto &made = data_->schedule.clones[names];
+    if (made) return Func(made);
+    const std::string name = data_->name + "_clone_in" + names;
+    for (const Func &f : fs) {
+        require_defined(f.data(), text);
+        if (f.data() == data_) func_fail(*data_, text, "a Func cannot be cloned into itself");
+        if (!calls(*f.data(), data_.get()))
+            func_fail(*data_, text, "Func \"" + f.name() + "\" does not call Func \"" + data_->name + "\"");
+        for (const auto &g : ir::pipeline_functions(f.data()))
+            if (g->name == name) func_fail(*data_, text, "the pipeline already has a Func named \"" + name + "\"");
+    }
+    // The copy: the definitions (calls of the Func itself made calls of the copy) and the
+    // schedule as it is now, each stage's its own; not the Func's in() wrappers or copies.
+    auto copy = std::make_shared<FunctionData>();
+    copy->name = name;
+    copy->args = data_->args;
+    copy->type = data_->type;
+    copy->frozen = true;
+    copy->schedule = data_->schedule;
+    copy->schedule.wrappers.clear();
+    copy->schedule.clones.clear();
+    copy->schedule.wraps.clear();
+    RedirectCalls to_copy(data_.get(), copy);
+    for (const ir::Definition &d : data_->definitions) {
+        ir::Definition c = d;
+        c.schedule = d.schedule->copy();
+        to_copy.apply(c);
+        copy->definitions.push_back(std::move(c));
+    }
+    for (const Func &f : fs)
+        for (ir::Definition &d : f.data()->definitions) to_copy.apply(d);
+    made = copy;
+    lang::schedule_changed();
+    return Func(copy);
 }
 
 Func Func::in() {

@@ -199,6 +199,69 @@ TEST(HalideCompatibility, WhereValuesLive) {
     }
 }
 
+// clone_in, after Halide's tutorial lesson 20: the consumers named call a copy of the Func,
+// scheduled on its own.
+TEST(HalideCompatibility, ClonesServeTheirConsumers) {
+    Var x("x"), y("y");
+    {
+        Func f("f_single"), g("g_single"), h("h_single");
+        f(x, y) = x + y;
+        g(x, y) = 2 * f(x, y) + 3;
+        h(x, y) = f(x, y) + g(x, y) + 10;
+        f.compute_root();
+        g.compute_root();
+        Func f_clone_in_g = f.clone_in(g);
+        EXPECT_EQ(f_clone_in_g.name(), "f_single_clone_in_g_single");
+        EXPECT_TRUE(f.clone_in(g).data() == f_clone_in_g.data()) << "the same consumer again gives the same copy";
+        f_clone_in_g.compute_at(g, y).vectorize(x, 4);  // its own schedule; f keeps compute_root
+        Buffer<int> r = h.realize({7, 5});
+        for (int j = 0; j < 5; j++)
+            for (int i = 0; i < 7; i++) EXPECT_EQ(r(i, j), (i + j) + (2 * (i + j) + 3) + 10) << i << ", " << j;
+        expect_matches(h, {0, 0}, {7, 5}, "a clone in one consumer");
+        const std::string printed = print_program(h);
+        EXPECT_NE(printed.find("func f_single_clone_in_g_single(x, y) = x + y"), std::string::npos) << printed;
+        EXPECT_NE(printed.find("f_single_clone_in_g_single(x, y)"), std::string::npos) << printed;
+        Program parsed = parse_program(printed, "printed");
+        EXPECT_EQ(print_program(parsed), printed);
+    }
+    {
+        Func f("f_group"), g("g_group"), h("h_group"), out("out_group");
+        f(x, y) = x + y;
+        g(x, y) = 2 * f(x, y);
+        h(x, y) = f(x, y) + 10;
+        out(x, y) = f(x, y) + g(x, y) + h(x, y);
+        f.compute_root();
+        g.compute_root();
+        h.compute_root();
+        Func both = f.clone_in({g, h});
+        EXPECT_EQ(both.name(), "f_group_clone_in_g_group_h_group");
+        both.compute_root();
+        expect_matches(out, {0, 0}, {6, 4}, "one clone in two consumers");
+    }
+    {
+        // Consumers of disjoint regions: each computes only the points it reads.
+        Func f("f_far"), g("g_far"), h("h_far"), both("both_far");
+        f(x) = x;
+        g(x) = 2 * f(0);
+        h(x) = f(99) + 10;
+        both(x) = g(x) + h(x);
+        f.compute_root();
+        f.clone_in(g).compute_root();
+        Buffer<int> r = both.realize({3});
+        for (int i = 0; i < 3; i++) EXPECT_EQ(r(i), 0 + 99 + 10);
+        expect_matches(both, {0}, {3}, "clones of disjoint regions");
+        EXPECT_THROW(f.clone_in(f), CompileError);
+        Func stranger("stranger");
+        stranger(x) = x * 3;
+        try {
+            f.clone_in(stranger);
+            ADD_FAILURE() << "a clone in a Func that does not call it was accepted";
+        } catch (const CompileError &e) {
+            EXPECT_NE(std::string(e.what()).find("\"stranger\" does not call"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(HalideCompatibility, StagingCopiesOfInputs) {
     // Halide's conv_layer: staging copies of the filter and the input with ImageParam::in(),
     // scheduled with their implicit Vars _0, _1, ...
