@@ -158,14 +158,14 @@ std::string Stage::name() const {
 
 Stage FuncRef::operator=(const Expr &e) {
     if (!func_) throw CompileError("Definition of an undefined Func handle");
-    return lang::add_definition(func_, lang::definition_arguments(args_, e, func_->name), e);
+    return lang::add_definition(func_, lang::definition_arguments(args_, e, *func_), e);
 }
 Stage FuncRef::operator=(const FuncRef &e) { return *this = Expr(e); }
 
 Stage FuncRef::update_with(int op, const Expr &e) {
     if (!e.defined()) throw CompileError("Func \"" + func_->name + "\" is updated with an undefined Expr");
     if (std::any_of(args_.begin(), args_.end(), lang::is_placeholder))
-        return FuncRef(func_, lang::definition_arguments(args_, e, func_->name)).update_with(op, e);
+        return FuncRef(func_, lang::definition_arguments(args_, e, *func_)).update_with(op, e);
     if (!func_->defined()) {
         // As in Halide: f(args) += e on an undefined f first defines f as the identity of
         // the operation (0 for += and -=, 1 for *= and /=) everywhere.

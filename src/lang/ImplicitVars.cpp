@@ -73,27 +73,44 @@ std::vector<Expr> call_coordinates(std::vector<Expr> args, int dims, const std::
     return with_implicit_vars(std::move(args), at, dims - given);
 }
 
-std::vector<Expr> definition_arguments(std::vector<Expr> args, const Expr &value, const std::string &func) {
+std::vector<Expr> definition_arguments(std::vector<Expr> args, const Expr &value, const ir::FunctionData &func) {
+    // The implicit Vars the value uses, and the first call given them.
     struct Implicit : IRVisitor {
         int highest = -1;
+        const Call *call = nullptr;
         using IRVisitor::visit;
         void visit(const Variable *op) override {
             if (op->var_kind == VarKind::Pure) highest = std::max(highest, implicit_index(op->name));
         }
+        void visit(const Call *op) override {
+            IRVisitor::visit(op);
+            if (call || op->call_kind == CallKind::Intrinsic) return;
+            for (const Expr &a : op->args)
+                if (const Variable *v = as<Variable>(a); v && implicit_index(v->name) >= 0) call = op;
+        }
     } used;
     if (value.defined()) used.include(value);
-    const int at = placeholder_position(args, "The definition of " + func);
+    const int stage = int(func.definitions.size());
+    const int at = placeholder_position(args, "The definition of " + func.name);
     if (at >= 0) return with_implicit_vars(std::move(args), at, used.highest + 1);
-    if (used.highest >= 0) {
-        bool bound = false;
-        for (const Expr &a : args)
-            if (const Variable *v = as<Variable>(a); v && v->name == Var::implicit(used.highest).name()) bound = true;
-        if (!bound)
-            throw CompileError("The definition of " + func + " uses the implicit argument " + Var::implicit(used.highest).name() +
-                               " (a call with _ or with fewer coordinates than dimensions), but its left-hand side has no _ "
-                               "to bind it: write " + func + "(..., _) = ...");
+    if (used.highest < 0) return args;
+    for (const Expr &a : args)
+        if (const Variable *v = as<Variable>(a); v && v->name == Var::implicit(used.highest).name()) return args;
+    std::string what = "implicit arguments";
+    if (const Call *c = used.call) {
+        size_t given = 0;
+        while (given < c->args.size()) {
+            const Variable *v = as<Variable>(c->args[given]);
+            if (v && implicit_index(v->name) >= 0) break;
+            given++;
+        }
+        const std::string kind = c->call_kind == CallKind::Func ? "Func" : c->buffer ? "Buffer" : "ImageParam";
+        what = kind + " \"" + c->name + "\" has " + std::to_string(c->args.size()) + " dimensions but is called with " +
+               std::to_string(given) + " coordinate" + (given == 1 ? "" : "s");
     }
-    return args;
+    throw CompileError("In " + ir::describe_definition(func, stage) + ": " + what +
+                       " (Halide's implicit arguments would stand for the rest, but the left-hand side has no _ to bind "
+                       "them: " + func.name + "(..., _) = ...)");
 }
 
 }  // namespace lang

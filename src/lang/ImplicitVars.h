@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Function.h"
 #include "tessera/Expr.h"
 
 namespace tessera::lang {
@@ -23,9 +24,10 @@ int implicit_index(const std::string &name);
  * CompileError. */
 std::vector<Expr> call_coordinates(std::vector<Expr> args, int dims, const std::string &callee);
 
-/** The left-hand side of a definition of `func`, with `_` (at most one) replaced by the
- * implicit Vars that `value` uses, `_0` to the highest; a CompileError where the value
- * uses implicit Vars that the left-hand side does not bind. */
-std::vector<Expr> definition_arguments(std::vector<Expr> args, const Expr &value, const std::string &func);
+/** The left-hand side of the next definition of `func`, with `_` (at most one) replaced
+ * by the implicit Vars that `value` uses, `_0` to the highest. Where the value uses
+ * implicit Vars that the left-hand side does not bind, a CompileError names the call that
+ * has fewer coordinates than its callee has dimensions (the usual mistake). */
+std::vector<Expr> definition_arguments(std::vector<Expr> args, const Expr &value, const ir::FunctionData &func);
 
 }  // namespace tessera::lang

@@ -74,7 +74,7 @@ TEST(BadInput, WrongArityOfAFuncCallInADefinition) {
         Func f("reader");
         f(x) = table(x);
     };
-    EXPECT_USER_ERROR(CompileError, b, "table", "2 dimensions", "1 coordinates");
+    EXPECT_USER_ERROR(CompileError, b, "table", "2 dimensions", "called with 1 coordinate");
 }
 
 TEST(BadInput, UpdateArityMismatch) {

@@ -572,7 +572,9 @@ TEST(Validity, UpdateLeftHandSideWithTheWrongNumberOfArguments) {
 TEST(Validity, BufferReadWithTheWrongNumberOfCoordinates) {
     Var x("x");
     Buffer<int32_t> b(std::vector<int>{4, 4}, "pixels");
-    expect_compile_error([&] { (void)b(x); }, {"pixels", "2", "1"});
+    // b(x) alone is b(x, _0), Halide's implicit argument; a definition must bind it.
+    Func f("reads_pixels");
+    expect_compile_error([&] { f(x) = b(x); }, {"reads_pixels", "pixels", "2 dimensions", "1 coordinate"});
 }
 
 TEST(Validity, RealizeWithTheWrongNumberOfSizes) {
