@@ -286,20 +286,23 @@ Timing iir_blur(const std::string &target, int runs, uint8_t *in, int w, int h, 
     const float alpha = 0.1f;
     Func input_f("input_f");
     input_f(x, y, c) = cast<float>(input(x, y, c)) / 255.0f;
-    RDom ry(1, h - 1, "ry"), ry_up(0, h - 1, "ry_up");
-    Func blur_cols("blur_cols");
-    blur_cols(x, y, c) = input_f(x, y, c);
-    blur_cols(x, ry, c) = (1.0f - alpha) * blur_cols(x, ry - 1, c) + alpha * input_f(x, ry, c);
-    blur_cols(x, h - 2 - ry_up, c) = (1.0f - alpha) * blur_cols(x, h - 1 - ry_up, c) + alpha * blur_cols(x, h - 2 - ry_up, c);
-    Func transpose_cols("transpose_cols");
-    transpose_cols(x, y, c) = blur_cols(y, x, c);
-    RDom rx(1, w - 1, "rx"), rx_up(0, w - 1, "rx_up");
-    Func blur_rows("blur_rows");
-    blur_rows(x, y, c) = transpose_cols(x, y, c);
-    blur_rows(x, rx, c) = (1.0f - alpha) * blur_rows(x, rx - 1, c) + alpha * transpose_cols(x, rx, c);
-    blur_rows(x, w - 2 - rx_up, c) = (1.0f - alpha) * blur_rows(x, w - 1 - rx_up, c) + alpha * blur_rows(x, w - 2 - rx_up, c);
-    Func transpose_rows("transpose_rows");
-    transpose_rows(x, y, c) = blur_rows(y, x, c);
+    // One pass, as in Halide's app: the filter down and then up the columns of `in`
+    // (`extent` rows), and the result transposed, so that the second pass filters rows.
+    auto blur_then_transpose = [&](const Func &in, int extent, const std::string &pass, RDom &down, RDom &up, Func &blur) {
+        down = RDom(1, extent - 1, "r" + pass);
+        up = RDom(0, extent - 1, "r" + pass + "_up");
+        blur = Func("blur_" + pass);
+        blur(x, y, c) = in(x, y, c);
+        blur(x, down, c) = (1.0f - alpha) * blur(x, down - 1, c) + alpha * in(x, down, c);
+        blur(x, extent - 2 - up, c) = (1.0f - alpha) * blur(x, extent - 1 - up, c) + alpha * blur(x, extent - 2 - up, c);
+        Func transposed("transpose_" + pass);
+        transposed(x, y, c) = blur(y, x, c);
+        return transposed;
+    };
+    RDom ry, ry_up, rx, rx_up;
+    Func blur_cols, blur_rows;
+    Func transpose_cols = blur_then_transpose(input_f, h, "cols", ry, ry_up, blur_cols);
+    Func transpose_rows = blur_then_transpose(transpose_cols, w, "rows", rx, rx_up, blur_rows);
     Func result("iir_blur");
     result(x, y, c) = cast<uint8_t>(clamp(transpose_rows(x, y, c) * 255.0f + 0.5f, 0.0f, 255.0f));
     transpose_cols.compute_root().tile(x, y, xo, yo, xi, yi, 8, 32).vectorize(xi).reorder(xi, yi, xo, yo, c).parallel(yo);

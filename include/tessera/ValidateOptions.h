@@ -40,10 +40,10 @@ struct ValidateOptions {
     bool after_each_pass = false;
     /** When compiling: called with the report of each validation. Without it, a verdict
      * other than Proved is printed to stderr. */
-    std::function<void(const ValidationReport &)> on_report;
+    std::function<void(const ValidationReport &)> on_report = nullptr;
     /** Called with what the validator is doing as each step starts ("lowering f", "coverage",
      * ...), for a progress display. */
-    std::function<void(const std::string &)> on_progress;
+    std::function<void(const std::string &)> on_progress = nullptr;
 };
 
 namespace detail {

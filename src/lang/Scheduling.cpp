@@ -629,6 +629,30 @@ Func &Func::fold_storage(const Var &var, const Expr &extent, bool fold_forward) 
     return *this;
 }
 
+namespace {
+
+/** Whether a definition of `caller` calls `callee`. */
+bool calls(const FunctionData &caller, const FunctionData *callee) {
+    struct Find : ir::IRVisitor {
+        const FunctionData *callee = nullptr;
+        bool found = false;
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            found = found || (op->call_kind == CallKind::Func && op->func.get() == callee);
+            IRVisitor::visit(op);
+        }
+    } find;
+    find.callee = callee;
+    for (const auto &d : caller.definitions) {
+        find.include(d.value);
+        for (const Expr &a : d.args) find.include(a);
+        for (const Expr &p : d.predicates) find.include(p);
+    }
+    return find.found;
+}
+
+}  // namespace
+
 Func &Func::store_in(MemoryType memory) {
     require_defined(data_, "store_in");
     switch (memory) {
@@ -653,21 +677,7 @@ Func &Func::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, 
     const std::string text = "prefetch(" + f.name() + ", ...)";
     require_defined(data_, text);
     if (!offset.defined()) func_fail(*data_, text, "the offset is an undefined Expr");
-    struct Calls : ir::IRVisitor {
-        const ir::FunctionData *callee = nullptr;
-        bool found = false;
-        using IRVisitor::visit;
-        void visit(const Call *op) override {
-            found = found || op->func.get() == callee;
-            IRVisitor::visit(op);
-        }
-    } calls;
-    calls.callee = f.data().get();
-    for (const auto &d : data_->definitions) {
-        calls.include(d.value);
-        for (const Expr &a : d.args) calls.include(a);
-    }
-    if (!calls.found) func_fail(*data_, text, "Func \"" + f.name() + "\" is not called by Func \"" + data_->name + "\"");
+    if (!calls(*data_, f.data().get())) func_fail(*data_, text, "Func \"" + f.name() + "\" is not called by Func \"" + data_->name + "\"");
     return *this;
 }
 
@@ -735,25 +745,6 @@ private:
     const FunctionData *from_;
     std::shared_ptr<FunctionData> to_;
 };
-
-bool calls(const FunctionData &caller, const FunctionData *callee) {
-    struct Find : ir::IRVisitor {
-        const FunctionData *callee = nullptr;
-        bool found = false;
-        using IRVisitor::visit;
-        void visit(const Call *op) override {
-            found = found || (op->call_kind == CallKind::Func && op->func.get() == callee);
-            IRVisitor::visit(op);
-        }
-    } find;
-    find.callee = callee;
-    for (const auto &d : caller.definitions) {
-        find.include(d.value);
-        for (const Expr &a : d.args) find.include(a);
-        for (const Expr &p : d.predicates) find.include(p);
-    }
-    return find.found;
-}
 
 }  // namespace
 
