@@ -256,6 +256,12 @@ int main(int argc, char **argv) {
                      [&] { return run_of(tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data())); },
                      [&] { return run_of(halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data())); },
                      [&] { return compare_outputs(mt, mh); }});
+    // Tessera with fused multiply-adds (the opt-in fp_contract feature; Halide contracts
+    // them by default).
+    cases.push_back({"matmul f32 1024^2 fp_contract", "Halide", 3.0 * n * n * 4, 2.0 * n * n * n,
+                     [&] { return run_of(tessera_side::matmul(target + "-fp_contract", runs, ma.data(), mb.data(), n, mt.data())); },
+                     [&] { return run_of(halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data())); },
+                     [&] { return compare_outputs(mt, mh); }});
 #ifdef TESSERA_BENCH_OPENBLAS
     cases.push_back({"matmul f32 1024^2", "OpenBLAS", 3.0 * n * n * 4, 2.0 * n * n * n,
                      [&] { return run_of(tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data())); },

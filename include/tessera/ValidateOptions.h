@@ -44,6 +44,10 @@ struct ValidateOptions {
     /** Called with what the validator is doing as each step starts ("lowering f", "coverage",
      * ...), for a progress display. */
     std::function<void(const std::string &)> on_progress = nullptr;
+    /** Validate the code as compiled for a target with the fp_contract feature: its float
+     * multiply-adds fused (docs/semantics.md). Compiling for such a target with
+     * validate_on_compile sets it. */
+    bool contract_floats = false;
 };
 
 namespace detail {

@@ -37,6 +37,14 @@ const std::map<std::string, std::string> &arm_features() {
     return m;
 }
 
+// Features of Tessera's own, for any architecture (and "host"), which select how code is
+// generated rather than instructions: fp_contract fuses float multiply-adds
+// (docs/semantics.md, "Float contraction").
+const std::map<std::string, std::string> &compiler_features() {
+    static const std::map<std::string, std::string> m = {{"fp_contract", ""}};
+    return m;
+}
+
 std::vector<std::string> split_dashes(const std::string &s) {
     std::vector<std::string> parts;
     std::string cur;
@@ -66,8 +74,18 @@ Target::Target(const std::string &s) {
     auto bad = [&](const std::string &why) {
         throw CompileError("Bad target \"" + s + "\": " + why +
                            ". A target is \"host\" or <arch>-<bits>-<os>[-<feature>...], e.g. "
-                           "\"x86-64-linux-avx2-fma\"");
+                           "\"x86-64-linux-avx2-fma\", and either may end with -fp_contract");
     };
+    if (parts[0] == "host") {
+        for (size_t i = 1; i < parts.size(); i++) {
+            if (!compiler_features().count(parts[i]))
+                bad("\"host\" takes only Tessera's own features (" + known_list(compiler_features()) + "), not \"" +
+                    parts[i] + "\"");
+            if (!has_feature(parts[i])) features_.push_back(parts[i]);
+        }
+        std::sort(features_.begin(), features_.end());
+        return;
+    }
     if (parts.size() < 3) bad("it needs an architecture, a bit width and an OS");
     host_ = false;
     arch_ = parts[0];
@@ -79,6 +97,10 @@ Target::Target(const std::string &s) {
         bad("unknown OS \"" + os_ + "\" (known: linux, osx, windows)");
     const auto &known = arch_ == "x86" ? x86_features() : arm_features();
     for (size_t i = 3; i < parts.size(); i++) {
+        if (compiler_features().count(parts[i])) {
+            if (!has_feature(parts[i])) features_.push_back(parts[i]);
+            continue;
+        }
         if (!known.count(parts[i]))
             bad("unknown feature \"" + parts[i] + "\" for " + arch_ + " (known: " + known_list(known) + ")");
         if (!has_feature(parts[i])) features_.push_back(parts[i]);
@@ -91,8 +113,7 @@ bool Target::has_feature(const std::string &f) const {
 }
 
 std::string Target::to_string() const {
-    if (host_) return "host";
-    std::string s = arch_ + "-" + std::to_string(bits_) + "-" + os_;
+    std::string s = host_ ? "host" : arch_ + "-" + std::to_string(bits_) + "-" + os_;
     for (const auto &f : features_) s += "-" + f;
     return s;
 }
@@ -102,10 +123,12 @@ std::string Target::c_flags() const {
     std::string s;
     if (arch_ == "x86") {
         s = bits_ == 64 ? "-march=x86-64" : "-m32 -march=i686";
-        for (const auto &f : features_) s += " " + x86_features().at(f);
+        for (const auto &f : features_)
+            if (!compiler_features().count(f)) s += " " + x86_features().at(f);
     } else {
         std::string march = bits_ == 64 ? "armv8-a" : "armv7-a";
-        for (const auto &f : features_) march += arm_features().at(f);
+        for (const auto &f : features_)
+            if (!compiler_features().count(f)) march += arm_features().at(f);
         s = "-march=" + march;
     }
     return s;

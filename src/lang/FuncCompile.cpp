@@ -27,10 +27,12 @@ void require_defined(const ir::FunctionData &f, const char *what) {
         throw CompileError(std::string("Can't ") + what + " Func \"" + f.name + "\": it has no definition");
 }
 
-ir::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args) {
+ir::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args,
+                               const Target *target = nullptr) {
     f->frozen = true;
     lower::LowerOptions options;
     if (args) options.arguments = *args;
+    options.contract_floats = target && target->has_feature("fp_contract");
     return lower::lower(f, options);
 }
 
@@ -89,14 +91,16 @@ detail::ValidationHook installed_validator = nullptr;
 /** The translation validator's verdict on the pipeline computing f, when f asks for it
  * (Func::validate_on_compile): before any code is generated, and whatever the JIT's cache
  * holds, since a cached binary says nothing about the code being right. */
-void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f) {
+void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f, const Target *target = nullptr) {
     if (!f->validate_on_compile) return;
     if (!installed_validator)
         throw CompileError("Func \"" + f->name +
                            "\" asks to be validated when compiled (validate_on_compile), but the translation "
                            "validator is not part of this program: include <tessera/Validate.h> and link the "
                            "library Tessera::validator (tessera_validator)");
-    installed_validator(Func(f), *f->validate_on_compile);
+    ValidateOptions options = *f->validate_on_compile;
+    options.contract_floats = target && target->has_feature("fp_contract");  // the code compiled
+    installed_validator(Func(f), options);
 }
 
 const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
@@ -111,12 +115,12 @@ const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, 
         // disk cache's index, without lowering it again (unless lowering's invariants are
         // being checked, which needs it lowered).
         f->frozen = true;  // as lowering would (no update may follow a compilation)
-        validate_if_requested(f);
+        validate_if_requested(f, &target);
         const std::string key = lower::invariant_checks_requested() ? std::string() : pipeline_key(f, target);
         auto m = key.empty()
-                     ? std::make_shared<driver::JITModule>(lower_with(f, nullptr), c_compiler_for(target))
+                     ? std::make_shared<driver::JITModule>(lower_with(f, nullptr, &target), c_compiler_for(target))
                      : std::make_shared<driver::JITModule>(
-                           key, [&] { return lower_with(f, nullptr); }, argument_resolver(f), c_compiler_for(target));
+                           key, [&] { return lower_with(f, nullptr, &target); }, argument_resolver(f), c_compiler_for(target));
         f->jit = std::move(m);
         f->jit_target = t;
         f->jit_epoch = lang::schedule_epoch();
@@ -209,15 +213,15 @@ void Func::compile_to_header(const std::string &filename, const std::vector<Argu
 void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
-    validate_if_requested(data_);
-    driver::compile_to_object(lower_with(data_, &args), filename, c_compiler_for(target), codegen_options(fn_name));
+    validate_if_requested(data_, &target);
+    driver::compile_to_object(lower_with(data_, &args, &target), filename, c_compiler_for(target), codegen_options(fn_name));
 }
 
 void Func::compile_to_static_library(const std::string &filename_prefix, const std::vector<Argument> &args,
                                      const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
-    validate_if_requested(data_);
-    ir::LoweredPipeline p = lower_with(data_, &args);
+    validate_if_requested(data_, &target);
+    ir::LoweredPipeline p = lower_with(data_, &args, &target);
     driver::compile_to_header(p, filename_prefix + ".h", codegen_options(fn_name));
     driver::compile_to_static_library(p, filename_prefix + ".a", c_compiler_for(target), codegen_options(fn_name));
 }

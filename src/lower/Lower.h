@@ -31,6 +31,9 @@ struct LowerOptions {
     /** Called with the pipeline as each pass from storage flattening on leaves it (the
      * validator's per-pass mode, to find the pass that broke a proof). */
     std::function<void(const ir::LoweredPipeline &, const char *pass)> after_pass;
+    /** Fuse float multiplies and adds into fused multiply-adds (src/lower/ContractFloats.h):
+     * the target's fp_contract feature; off by default (docs/semantics.md). */
+    bool contract_floats = false;
 };
 
 /** Whether lowering checks its invariants in every pipeline (a debug build, or

@@ -174,6 +174,9 @@ ir::Stmt widen_indices(ir::Stmt s);
 /** Guards and boundary clamps are peeled off the steady state of loops. */
 ir::Stmt partition_loops(ir::Stmt s);
 
+/** Float products added at once become fused multiply-adds (opt-in: LowerOptions). */
+ir::Stmt contract_floats(ir::Stmt s);
+
 /** Math-library calls on constant arguments are computed once, in lets at the top. */
 ir::Stmt hoist_constant_calls(ir::Stmt s);
 

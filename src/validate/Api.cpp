@@ -68,6 +68,7 @@ ValidationReport validate_pipeline(const std::shared_ptr<ir::FunctionData> &f, c
 
     f->frozen = true;  // as compiling would: no update may follow
     lower::LowerOptions lowering;
+    lowering.contract_floats = options.contract_floats;
     std::vector<std::pair<std::string, ir::LoweredPipeline>> snapshots;
     if (options.after_each_pass || passes_requested_by_environment())
         lowering.after_pass = [&](const ir::LoweredPipeline &code, const char *pass) { snapshots.emplace_back(pass, code); };

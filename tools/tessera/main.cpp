@@ -324,6 +324,8 @@ ValidationReport validate_program(const Program &p, const Options &o) {
     options.rlimit = unsigned(o.rlimit);
     options.after_each_pass = o.each_pass;
     options.on_progress = progress;
+    // The code the target gets: with fp_contract, its multiply-adds fused.
+    options.contract_floats = !o.target.empty() && Target(o.target).has_feature("fp_contract");
     return validate(p, options);
 }
 #endif
