@@ -139,6 +139,23 @@ TEST(ValidateApi, RefutedCodeFailsTheCompilationWithTheCounterexample) {
     EXPECT_EQ(std::fopen(path.c_str(), "r"), nullptr);
 }
 
+// Float contraction is opt-in and changes results by a rounding: validating the code a
+// target with fp_contract gets reports that difference, and compiling for such a target
+// with validate_on_compile validates that code, not the uncontracted one.
+TEST(ValidateApi, ContractedFloatCodeIsCheckedAsCompiled) {
+    ImageParam in(Float(32), 1, "in");
+    Var x("x");
+    Func f("muladd");
+    f(x) = in(x) * 3.0f + in(x + 1);
+    f.vectorize(x, 8);
+    EXPECT_EQ(validate(f).verdict, Verdict::Proved);
+    const ValidationReport fused = validate(f, {.contract_floats = true});
+    EXPECT_EQ(fused.verdict, Verdict::Refuted) << fused.to_string();
+    f.validate_on_compile();
+    EXPECT_NO_THROW(f.compile_jit(Target("host")));
+    EXPECT_THROW(f.compile_jit(Target("host-fp_contract")), CompileError);
+}
+
 TEST(ValidateApi, UnknownIsReportedAndFailsOnlyWhenStrict) {
     // A histogram: where it stores depends on the input's values, which the validator does
     // not model (never Proved).
