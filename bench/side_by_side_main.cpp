@@ -5,7 +5,8 @@
 // beside them: the bytes it must move at the measured memory bandwidth, or its arithmetic
 // at the measured FMA peak, whichever takes longer.
 //
-// Usage: [TESSERA_BENCH_KEEP_CACHE=1] tessera_bench_side_by_side [rounds [name-filter]]   (default 15 rounds; each round
+// Usage: [TESSERA_BENCH_KEEP_CACHE=1] [TESSERA_BENCH_FP_CONTRACT=1]
+//        tessera_bench_side_by_side [rounds [name-filter]]   (default 15 rounds; each round
 //        runs each pipeline 5 times in each system, one system after the other, the first
 //        one alternating from round to round; a filter keeps the pipelines whose name
 //        contains it)
@@ -200,6 +201,9 @@ int main(int argc, char **argv) {
     const std::string filter = argc > 2 ? argv[2] : "";
     const int runs = 5;
     const std::string target = pinned_target();
+    // $TESSERA_BENCH_FP_CONTRACT: every Tessera pipeline with fused multiply-adds (the
+    // opt-in fp_contract target feature), as Halide contracts by default.
+    const std::string tessera_target = target + (std::getenv("TESSERA_BENCH_FP_CONTRACT") ? "-fp_contract" : "");
     const bool avx512 = target.find("avx512") != std::string::npos;
     const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     // A fresh JIT cache, so that Tessera's compile time is a real C compilation.
@@ -245,15 +249,15 @@ int main(int argc, char **argv) {
 
     std::vector<Case> cases;
     cases.push_back({"blur u16 2560x1536", "Halide", double(w + 2) * (h + 2) * 2 + px * 2, 0,
-                     [&] { return run_of(tessera_side::blur(target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bt.data(), w, h)); },
+                     [&] { return run_of(tessera_side::blur(tessera_target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bt.data(), w, h)); },
                      [&] { return run_of(halide_side::blur(target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bh.data(), w, h)); },
                      [&] { return compare_outputs(bt, bh); }});
     cases.push_back({"unsharp f32 2560x1536x3", "Halide", px * 24, px * 31,
-                     [&] { return run_of(tessera_side::unsharp(target, runs, rgb.data(), w, h, ut.data())); },
+                     [&] { return run_of(tessera_side::unsharp(tessera_target, runs, rgb.data(), w, h, ut.data())); },
                      [&] { return run_of(halide_side::unsharp(target, runs, rgb.data(), w, h, uh.data())); },
                      [&] { return compare_outputs(ut, uh); }});
     cases.push_back({"matmul f32 1024^2", "Halide", 3.0 * n * n * 4, 2.0 * n * n * n,
-                     [&] { return run_of(tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data())); },
+                     [&] { return run_of(tessera_side::matmul(tessera_target, runs, ma.data(), mb.data(), n, mt.data())); },
                      [&] { return run_of(halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data())); },
                      [&] { return compare_outputs(mt, mh); }});
     // Tessera with fused multiply-adds (the opt-in fp_contract feature; Halide contracts
@@ -264,7 +268,7 @@ int main(int argc, char **argv) {
                      [&] { return compare_outputs(mt, mh); }});
 #ifdef TESSERA_BENCH_OPENBLAS
     cases.push_back({"matmul f32 1024^2", "OpenBLAS", 3.0 * n * n * 4, 2.0 * n * n * n,
-                     [&] { return run_of(tessera_side::matmul(target, runs, ma.data(), mb.data(), n, mt.data())); },
+                     [&] { return run_of(tessera_side::matmul(tessera_target, runs, ma.data(), mb.data(), n, mt.data())); },
                      [&] {
                          // result(x, y) = sum_k A(k, y) B(x, k): row-major C = A B.
                          auto sgemm = [&] {
@@ -279,17 +283,17 @@ int main(int argc, char **argv) {
                      [&] { return compare_outputs(mt, mo); }});
 #endif
     cases.push_back({"harris f32 2560x1536x3", "Halide", px * 16, px * 61,
-                     [&] { return run_of(tessera_side::harris(target, runs, rgb.data(), w, h, ht.data())); },
+                     [&] { return run_of(tessera_side::harris(tessera_target, runs, rgb.data(), w, h, ht.data())); },
                      [&] { return run_of(halide_side::harris(target, runs, rgb.data(), w, h, hh.data())); },
                      [&] { return compare_outputs(ht, hh); }});
     cases.push_back({"stencil_chain u8 2560x1536", "Halide", px * 2, 0,
-                     [&] { return run_of(tessera_side::stencil_chain(target, runs, plane.data(), w, h, st.data())); },
+                     [&] { return run_of(tessera_side::stencil_chain(tessera_target, runs, plane.data(), w, h, st.data())); },
                      [&] { return run_of(halide_side::stencil_chain(target, runs, plane.data(), w, h, sh.data())); },
                      [&] { return compare_outputs(st, sh); }});
     cases.push_back({"conv_layer f32 32x64x64x4", "Halide", double(cin.size() + cfilter.size() + ct.size()) * 4,
                      2.0 * cc * cc * 9 * cw * chh * cn,
                      [&] {
-                         return run_of(tessera_side::conv_layer(target, runs, cin.data(), cfilter.data(), cbias.data(), cc, cc, cw, chh,
+                         return run_of(tessera_side::conv_layer(tessera_target, runs, cin.data(), cfilter.data(), cbias.data(), cc, cc, cw, chh,
                                                                 cn, ct.data()));
                      },
                      [&] {
@@ -300,7 +304,7 @@ int main(int argc, char **argv) {
     cases.push_back({"depthwise_sep_conv f32 32x128x128", "Halide", double(din.size() + dt.size()) * 4,
                      (18.0 * dc + 2.0 * dc * dc) * dw * dh,
                      [&] {
-                         return run_of(tessera_side::depthwise_separable_conv(target, runs, din.data(), ddw.data(), dpw.data(),
+                         return run_of(tessera_side::depthwise_separable_conv(tessera_target, runs, din.data(), ddw.data(), dpw.data(),
                                                                               dbias.data(), dc, dc, dw, dh, dt.data()));
                      },
                      [&] {
@@ -309,11 +313,11 @@ int main(int argc, char **argv) {
                      },
                      [&] { return compare_outputs(dt, dhl); }});
     cases.push_back({"bilateral_grid u8 2560x1536x3", "Halide", px * 4, px * 62,
-                     [&] { return run_of(tessera_side::bilateral_grid(target, runs, rgb8.data(), w, h, gt.data())); },
+                     [&] { return run_of(tessera_side::bilateral_grid(tessera_target, runs, rgb8.data(), w, h, gt.data())); },
                      [&] { return run_of(halide_side::bilateral_grid(target, runs, rgb8.data(), w, h, gh.data())); },
                      [&] { return compare_outputs(gt, gh); }});
     cases.push_back({"iir_blur u8 2560x1536x3", "Halide", px * 6, px * 36,
-                     [&] { return run_of(tessera_side::iir_blur(target, runs, rgb8.data(), w, h, it.data())); },
+                     [&] { return run_of(tessera_side::iir_blur(tessera_target, runs, rgb8.data(), w, h, it.data())); },
                      [&] { return run_of(halide_side::iir_blur(target, runs, rgb8.data(), w, h, ih.data())); },
                      [&] { return compare_outputs(it, ih); }});
     if (!filter.empty())
