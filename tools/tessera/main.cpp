@@ -93,7 +93,7 @@ const std::map<std::string, std::string> kHelp = {
      "check before generating code). Prints every error found, or nothing on success.\n"},
     {"validate",
      "usage: tessera validate FILE.tsr [--assume EXPR]... [--json] [--max-operations N] [--rlimit N]\n"
-     "                        [--each-pass]\n"
+     "                        [--each-pass] [--target T]\n"
      "\n"
      "Lowers the pipeline and checks the lowered code against the algorithm, for every size of\n"
      "the output and every value of the parameters that the code's entry checks (and the\n"
@@ -110,6 +110,8 @@ const std::map<std::string, std::string> kHelp = {
      "  --rlimit N          the SMT solver's resource limit per query (default 5000000)\n"
      "  --each-pass         also validates the code after each lowering pass from storage\n"
      "                      flattening on, and names the first pass after which it is Refuted\n"
+     "  --target T          the code target T gets: with fp_contract, its float multiply-adds\n"
+     "                      fused, which the check compares with the algorithm's two roundings\n"
      "A step past a limit answers Unknown; a limit, unlike a timeout, gives the same answer\n"
      "on every machine.\n"},
     {"flags",
