@@ -166,6 +166,16 @@ Expr count_leading_zeros(Expr x);
  * width for zero. */
 Expr count_trailing_zeros(Expr x);
 
+/** Pseudo-random numbers, as Halide's: each call is a pure function of the coordinates of
+ * the definition it is used in (its left-hand side and, in an update, its RDom's RVars),
+ * of the call (two calls differ) and of the optional integer `seed`; the same in every
+ * run, schedule and realization. random_float is uniform in [0, 1) (24 bits),
+ * random_uint uniform over uint32, random_int over int32. The values are Tessera's own
+ * hash (docs/semantics.md), not Halide's. */
+Expr random_float(Expr seed = Expr());
+Expr random_uint(Expr seed = Expr());
+Expr random_int(Expr seed = Expr());
+
 // Float math. Integer arguments are converted to float32 first (as in Halide).
 Expr sqrt(Expr x);
 Expr exp(Expr x);

@@ -205,6 +205,10 @@ enum class Intrinsic : uint8_t {
     // Bit counts of an integer, in its own type (a zero has as many leading and trailing
     // zeros as the type has bits).
     PopCount, CountLeadingZeros, CountTrailingZeros,
+    // A call of random_float/random_int/random_uint before its definition gives it a
+    // value: (seed, call site), uint32; replaced by a hash of the definition's coordinates
+    // when the Func is defined (src/lang/Random.cpp). Never in lowered code.
+    Random,
 };
 
 const char *intrinsic_name(Intrinsic op);

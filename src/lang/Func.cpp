@@ -10,6 +10,7 @@
 #include "ir/Function.h"
 #include "ir/Names.h"
 #include "lang/Definitions.h"
+#include "lang/Random.h"
 #include "lang/ImplicitVars.h"
 #include "lang/Validity.h"
 #include "semantics/ReferenceInterpreter.h"
@@ -58,10 +59,15 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
     if (!value.defined())
         throw CompileError("Func \"" + f->name + "\" is given an undefined Expr as its value");
     args = lang::coerce_coordinates(std::move(args), f->name);
+    for (const Expr &a : args)
+        if (lang::uses_random(a))
+            throw CompileError("Func \"" + f->name + "\" is defined at a random coordinate; random numbers may be used in "
+                               "the value of a definition only");
     Definition d;
     d.args = args;
     d.value = value;
     if (!f->defined()) {
+        d.value = lang::resolve_random(value, args, nullptr);
         lang::check_pure_definition(*f, args, value);
         // Record the definition tentatively, so that the name check sees it, and undo it
         // if the pipeline's names clash.
@@ -91,6 +97,7 @@ Stage add_definition(const std::shared_ptr<FunctionData> &f, std::vector<Expr> a
                            ", but its value uses RVars of RDom " + d.rdom->name);
     if (over) d.rdom = over;
     lang::check_update_definition(*f, update_index, args, value, d.rdom, d.pure_dims);
+    d.value = lang::resolve_random(value, args, d.rdom);
     if (d.rdom) d.predicates = d.rdom->predicates;
     {
         std::vector<std::string> pure_vars, rvars;

@@ -262,6 +262,55 @@ TEST(HalideCompatibility, ClonesServeTheirConsumers) {
     }
 }
 
+// random_float, random_uint, random_int: pure functions of the definition's coordinates,
+// the call and the seed; the same whatever the schedule, in the compiled code and in the
+// reference interpreter.
+TEST(HalideCompatibility, RandomNumbersArePureFunctionsOfTheCoordinates) {
+    Var x("x"), y("y");
+    Func noise("noise"), twice("twice"), seeded("seeded"), ints("ints");
+    noise(x, y) = random_float();
+    twice(x, y) = random_float() - random_float();  // two calls: two numbers
+    seeded(x, y) = random_float(7) - random_float(8);
+    ints(x, y) = random_int() ^ cast<int>(random_uint(3));
+    Func all("random_all");
+    all(x, y) = noise(x, y) + twice(x, y) + seeded(x, y) + cast<float>(ints(x, y) & 1023);
+    noise.compute_root().vectorize(x, 8).parallel(y);
+    expect_matches(all, {-3, -2}, {40, 30}, "random numbers");
+    const Buffer<float> n = noise.realize({64, 64}), again = noise.realize_reference({64, 64});
+    double sum = 0;
+    int zero_differences = 0, repeats = 0;
+    for (int j = 0; j < 64; j++)
+        for (int i = 0; i < 64; i++) {
+            EXPECT_GE(n(i, j), 0.0f);
+            EXPECT_LT(n(i, j), 1.0f);
+            EXPECT_EQ(n(i, j), again(i, j)) << "the compiled code computes the reference's number";
+            sum += n(i, j);
+            if (i > 0) repeats += n(i, j) == n(i - 1, j);
+        }
+    EXPECT_NEAR(sum / 4096.0, 0.5, 0.03) << "uniform in [0, 1)";
+    EXPECT_LT(repeats, 4) << "neighbours get different numbers";
+    const Buffer<float> t = twice.realize({16, 16});
+    for (int j = 0; j < 16; j++)
+        for (int i = 0; i < 16; i++) zero_differences += t(i, j) == 0.0f;
+    EXPECT_LT(zero_differences, 3) << "two calls in one definition give two numbers";
+    // In an update over an RDom, the RVars are coordinates too: each iteration draws
+    // anew, so a running maximum over 64 draws is near 1 and a running minimum near 0.
+    Func hi("hi"), lo("lo");
+    RDom r(0, 64, "r");
+    hi(x) = 0.0f;
+    hi(x) = max(hi(x), select(r >= 0, random_float(), 0.0f));
+    lo(x) = 1.0f;
+    lo(x) = min(lo(x), select(r >= 0, random_float(), 1.0f));
+    const Buffer<float> h = hi.realize({8}), l = lo.realize({8});
+    for (int i = 0; i < 8; i++) {
+        EXPECT_GT(h(i), 0.8f) << i;
+        EXPECT_LT(l(i), 0.2f) << i;
+    }
+    EXPECT_THROW(random_float(0.5f), CompileError);  // the seed is an integer
+    Func bad("random_lhs");
+    EXPECT_THROW(bad(random_int() & 3) = 1, CompileError);
+}
+
 TEST(HalideCompatibility, StagingCopiesOfInputs) {
     // Halide's conv_layer: staging copies of the filter and the input with ImageParam::in(),
     // scheduled with their implicit Vars _0, _1, ...
