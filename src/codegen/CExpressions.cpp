@@ -242,6 +242,16 @@ Lanes Emitter::emit_call(const Call *c) {
             return h + "(" + arg(0, i) + ", " + amount + ")";
         });
     }
+    case Intrinsic::Random: {
+        TESSERA_INTERNAL_ASSERT(at.size() >= 3, "random_hash without its coordinates");
+        const std::string mix = helpers_.use("tessera_random_mix");
+        auto u32 = [&](size_t k, int i) { return "(uint32_t)" + arg(k, i); };
+        return per_lane(t, [&](int i) {
+            std::string h = temp(UInt(32), u32(0, i) + " ^ (" + u32(1, i) + " * 0x9e3779b9u)");
+            for (size_t k = 3; k < at.size(); k++) h = temp(UInt(32), mix + "(" + h + ", " + u32(k, i) + ")");
+            return mix + "(" + h + ", " + u32(2, i) + ")";
+        });
+    }
     case Intrinsic::PopCount:
     case Intrinsic::CountLeadingZeros:
     case Intrinsic::CountTrailingZeros: {

@@ -427,6 +427,14 @@ static inline double tessera_mod_f64(double a, double b) {
     return a - p;
 }
 )C");
+    add("tessera_random_mix", R"C(/* One round of random_hash (docs/semantics.md): v mixed into h. */
+static inline uint32_t tessera_random_mix(uint32_t h, uint32_t v) {
+    uint32_t x = (h ^ v) * 0x85ebca6bu;
+    x ^= x >> 13;
+    x *= 0xc2b2ae35u;
+    return x ^ (x >> 16);
+}
+)C");
     add("tessera_shift_amount_u64", R"C(/* A uint64 shift amount as a (saturated) int64 count. */
 static inline int64_t tessera_shift_amount_u64(uint64_t n) {
     return n > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)n;

@@ -170,7 +170,7 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::PopCount: return "popcount";
     case Intrinsic::CountLeadingZeros: return "count_leading_zeros";
     case Intrinsic::CountTrailingZeros: return "count_trailing_zeros";
-    case Intrinsic::Random: return "random";
+    case Intrinsic::Random: return "random_hash";
     }
     return "?";
 }

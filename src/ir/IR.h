@@ -205,9 +205,10 @@ enum class Intrinsic : uint8_t {
     // Bit counts of an integer, in its own type (a zero has as many leading and trailing
     // zeros as the type has bits).
     PopCount, CountLeadingZeros, CountTrailingZeros,
-    // A call of random_float/random_int/random_uint before its definition gives it a
-    // value: (seed, call site), uint32; replaced by a hash of the definition's coordinates
-    // when the Func is defined (src/lang/Random.cpp). Never in lowered code.
+    // random_hash(seed, call site, n, c_1, ..., c_n): the uint32 hash behind random_float,
+    // random_int and random_uint of the coordinates c_i (docs/semantics.md). A call of
+    // those before its Func is defined has only (seed, call site), and the definition
+    // gives it the coordinates (src/lang/Random.cpp).
     Random,
 };
 

@@ -267,6 +267,19 @@ Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args
         }
         return t.is_int() ? make_int(count) : make_uint(uint64_t(count));
     }
+    case Intrinsic::Random: {
+        TESSERA_INTERNAL_ASSERT(nargs >= 3, "random_hash without its coordinates");
+        auto mix = [](uint32_t h, uint32_t v) {
+            uint32_t x = (h ^ v) * 0x85ebca6bu;
+            x ^= x >> 13;
+            x *= 0xc2b2ae35u;
+            return x ^ (x >> 16);
+        };
+        auto low32 = [&](int k) { return uint32_t(arg_types[k].is_int() ? uint64_t(args[k].i) : args[k].u); };
+        uint32_t h = low32(0) ^ (low32(1) * 0x9e3779b9u);
+        for (int k = 3; k < nargs; k++) h = mix(h, low32(k));
+        return make_uint(mix(h, low32(2)));
+    }
     case Intrinsic::ShiftLeft: return shift(true, t, args[0], arg_types[1], args[1]);
     case Intrinsic::ShiftRight: return shift(false, t, args[0], arg_types[1], args[1]);
     case Intrinsic::Reinterpret: {

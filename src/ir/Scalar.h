@@ -50,6 +50,10 @@ bool compare(ExprKind op, T x, T y) {
 /** Binary operators on two values of type t. Comparisons return a bool (0/1 in `u`). */
 Scalar binary(ExprKind op, Type t, Scalar a, Scalar b);
 
+/** The most operands an intrinsic has (random_hash: seed, call site, count and the
+ * coordinates of a definition, its RVars included). */
+constexpr int kMaxIntrinsicArgs = 32;
+
 /** Intrinsic calls; `arg_types` are the operand types, `t` the result type. */
 Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args, int nargs);
 

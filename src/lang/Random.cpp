@@ -1,8 +1,9 @@
 // random_float, random_uint and random_int (include/tessera/IROperator.h): a call made
-// before its definition is a placeholder, Intrinsic::Random(seed, call site), which
-// add_definition (src/lang/Func.cpp) replaces by a hash of the definition's coordinates.
-// The hash is ordinary integer arithmetic on uint32 (wrapping multiplies, xors, shifts),
-// so the reference interpreter, the C emitter and the validator need nothing of their own.
+// before its definition is random_hash(seed, call site), which add_definition
+// (src/lang/Func.cpp) completes with the definition's coordinates. random_hash is an
+// intrinsic with its own scalar meaning (src/ir/Scalar.cpp), so that the hash, whose
+// rounds each use their input twice, stays one node: written out as arithmetic, each
+// round would double the printed expression.
 
 #include "lang/Random.h"
 
@@ -11,6 +12,7 @@
 #include "ir/IR.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "ir/Scalar.h"
 #include "tessera/Error.h"
 #include "tessera/IROperator.h"
 #include "tessera/RDom.h"
@@ -35,14 +37,6 @@ Expr placeholder(const Expr &seed, const char *name) {
     return Call::make_intrinsic(UInt(32), Intrinsic::Random, {s, u32(next_call_site++)});
 }
 
-/** One round of mixing `v` into `h` (the finalizer constants of MurmurHash3). */
-Expr mix(const Expr &h, const Expr &v) {
-    Expr x = (h ^ v) * u32(0x85ebca6b);
-    x = x ^ (x >> u32(13));
-    x = x * u32(0xc2b2ae35);
-    return x ^ (x >> u32(16));
-}
-
 class ResolveRandom : public IRMutator {
 public:
     explicit ResolveRandom(const std::vector<Expr> &coordinates) : coordinates_(coordinates) {}
@@ -52,10 +46,10 @@ protected:
     Expr visit(const Call *op, const Expr &self) override {
         Expr e = IRMutator::visit(op, self);
         const Call *c = as<Call>(e);
-        if (c->call_kind != CallKind::Intrinsic || c->op != Intrinsic::Random) return e;
-        Expr h = c->args[0] ^ (c->args[1] * u32(0x9e3779b9));
-        for (const Expr &x : coordinates_) h = mix(h, cast(UInt(32), x));
-        return mix(h, u32(coordinates_.size()));
+        if (c->call_kind != CallKind::Intrinsic || c->op != Intrinsic::Random || c->args.size() != 2) return e;
+        std::vector<Expr> args = {c->args[0], c->args[1], u32(uint32_t(coordinates_.size()))};
+        args.insert(args.end(), coordinates_.begin(), coordinates_.end());
+        return Call::make_intrinsic(UInt(32), Intrinsic::Random, std::move(args));
     }
 
 private:
@@ -78,7 +72,7 @@ bool uses_random(const Expr &e) {
         bool found = false;
         using IRVisitor::visit;
         void visit(const Call *op) override {
-            found = found || (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Random);
+            found = found || (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Random && op->args.size() == 2);
             IRVisitor::visit(op);
         }
     } find;
@@ -91,6 +85,9 @@ Expr resolve_random(const Expr &value, const std::vector<Expr> &args, const std:
     std::vector<Expr> coordinates = args;
     if (rdom)
         for (int k = 0; k < int(rdom->dims.size()); k++) coordinates.push_back(RVar(rdom, k));
+    if (int(coordinates.size()) + 3 > kMaxIntrinsicArgs)
+        throw CompileError("random numbers in a definition with " + std::to_string(coordinates.size()) +
+                           " coordinates (at most " + std::to_string(kMaxIntrinsicArgs - 3) + ")");
     return ResolveRandom(coordinates).mutate(value);
 }
 

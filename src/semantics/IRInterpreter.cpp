@@ -457,10 +457,10 @@ private:
             fail("the lowered code calls " + std::string(c->call_kind == CallKind::Func ? "Func" : "image") + " \"" +
                  c->name + "\": such calls must have become Loads");
         const int n = int(c->args.size());
-        TESSERA_INTERNAL_ASSERT(n <= 4, "intrinsic " << c->name << " with " << n << " arguments");
+        TESSERA_INTERNAL_ASSERT(n <= kMaxIntrinsicArgs, "intrinsic " << c->name << " with " << n << " arguments");
         std::vector<Value> args;
         args.reserve(size_t(n));
-        Type arg_types[4];
+        Type arg_types[kMaxIntrinsicArgs];
         for (int k = 0; k < n; k++) {
             args.push_back(eval(c->args[size_t(k)]));
             arg_types[k] = c->args[size_t(k)].type().element_of();
@@ -468,7 +468,7 @@ private:
         const Type t = c->type;
         Value r = Value::make(t);
         for (int i = 0; i < t.lanes; i++) {
-            Scalar a[4];
+            Scalar a[kMaxIntrinsicArgs];
             bool p = false;
             for (int k = 0; k < n; k++) {
                 a[k] = args[size_t(k)].lane(i);

@@ -495,9 +495,9 @@ private:
             slots[n.slot] = eval(p, n.a, slots);
             return eval(p, n.b, slots);
         case Op::Intrinsic: {
-            Scalar args[4];
+            Scalar args[kMaxIntrinsicArgs];
             int count = int(n.args.size());
-            TESSERA_INTERNAL_ASSERT(count <= 4, "intrinsic with " << count << " arguments");
+            TESSERA_INTERNAL_ASSERT(count <= kMaxIntrinsicArgs, "intrinsic with " << count << " arguments");
             for (int k = 0; k < count; k++) args[k] = eval(p, n.args[size_t(k)], slots);
             return intrinsic(n.intrinsic, n.type, n.arg_types.data(), args, count);
         }

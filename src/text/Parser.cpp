@@ -849,6 +849,7 @@ private:
             "cosh",  "tanh",   "asinh",  "acosh", "atanh", "floor",  "ceil",     "round",       "trunc",
             "fract", "is_nan", "is_inf", "is_finite", "lerp", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_not", "shift_left", "shift_right", "popcount", "count_leading_zeros", "count_trailing_zeros",
+            "random_hash",
             "cast", "reinterpret", "true", "false"};
         return names.count(n) > 0 || inline_reduction(n);
     }
@@ -1114,6 +1115,19 @@ private:
         if (n == "bitwise_not") {
             arity(1);
             return ~a[0];
+        }
+        if (n == "random_hash") {
+            // As printed: (seed, call site, n, c_1, ..., c_n), docs/semantics.md.
+            auto count = [](const Expr &e) -> int64_t {
+                if (const auto *u = ir::as<ir::UIntImm>(e)) return int64_t(u->value);
+                if (const auto *i = ir::as<ir::IntImm>(e)) return i->value;
+                return -1;
+            };
+            if (a.size() < 3 || count(a[2]) != int64_t(a.size()) - 3)
+                fail(t, "random_hash takes (seed, call site, n) and then n coordinates");
+            std::vector<Expr> args = {cast(UInt(32), a[0]), cast(UInt(32), a[1]), cast(UInt(32), a[2])};
+            args.insert(args.end(), a.begin() + 3, a.end());
+            return ir::Call::make_intrinsic(UInt(32), ir::Intrinsic::Random, std::move(args));
         }
         if (n == "select") {
             if (a.size() < 3 || a.size() % 2 == 0) fail(t, "select takes (condition, value, ..., default)");

@@ -276,6 +276,11 @@ TEST(HalideCompatibility, RandomNumbersArePureFunctionsOfTheCoordinates) {
     all(x, y) = noise(x, y) + twice(x, y) + seeded(x, y) + cast<float>(ints(x, y) & 1023);
     noise.compute_root().vectorize(x, 8).parallel(y);
     expect_matches(all, {-3, -2}, {40, 30}, "random numbers");
+    // Printed as random_hash(seed, call site, n, coordinates...), one call each: the text
+    // stays small and parses back to the same pipeline.
+    const std::string printed = print_program(all);
+    EXPECT_LT(printed.size(), 2000u) << printed;
+    EXPECT_EQ(print_program(parse_program(printed, "printed")), printed);
     const Buffer<float> n = noise.realize({64, 64}), again = noise.realize_reference({64, 64});
     double sum = 0;
     int zero_differences = 0, repeats = 0;
