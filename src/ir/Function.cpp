@@ -47,14 +47,18 @@ std::string describe_definition(const FunctionData &f, int stage) {
     return "update " + std::to_string(stage - 1) + " of Func \"" + f.name + "\"";
 }
 
+std::vector<std::shared_ptr<FunctionData>> direct_callees(const FunctionData &f) {
+    Referenced calls;
+    for (const Definition &d : f.definitions) calls.include(d);
+    return std::move(calls.funcs);
+}
+
 std::vector<std::shared_ptr<FunctionData>> dependency_order(const std::shared_ptr<FunctionData> &f) {
     std::vector<std::shared_ptr<FunctionData>> order;
     std::set<const FunctionData *> visited;
     std::function<void(const std::shared_ptr<FunctionData> &)> dfs = [&](const std::shared_ptr<FunctionData> &g) {
         if (!visited.insert(g.get()).second) return;
-        Referenced calls;
-        for (const Definition &d : g->definitions) calls.include(d);
-        for (const auto &c : calls.funcs)
+        for (const auto &c : direct_callees(*g))
             if (c != g) dfs(c);
         order.push_back(g);
     };

@@ -68,6 +68,10 @@ void check_realize_sizes(const FunctionData &f, const std::vector<int> &sizes);
  * before consumers. */
 std::vector<std::shared_ptr<FunctionData>> dependency_order(const std::shared_ptr<FunctionData> &f);
 
+/** The Funcs that the definitions of `f` call (left-hand sides, values and predicates),
+ * in the order of the calls, repeated as often as called. */
+std::vector<std::shared_ptr<FunctionData>> direct_callees(const FunctionData &f);
+
 /** dependency_order(f) and the in() wrappers of those Funcs (with what they depend on):
  * every Func a lowered pipeline of f may compute, producers before consumers. */
 std::vector<std::shared_ptr<FunctionData>> pipeline_functions(const std::shared_ptr<FunctionData> &f);

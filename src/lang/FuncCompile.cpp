@@ -27,12 +27,15 @@ void require_defined(const ir::FunctionData &f, const char *what) {
         throw CompileError(std::string("Can't ") + what + " Func \"" + f.name + "\": it has no definition");
 }
 
+/** Whether code for `target` fuses float multiply-adds (its fp_contract feature). */
+bool contracts_floats(const Target *target) { return target && target->has_feature("fp_contract"); }
+
 ir::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args,
                                const Target *target = nullptr) {
     f->frozen = true;
     lower::LowerOptions options;
     if (args) options.arguments = *args;
-    options.contract_floats = target && target->has_feature("fp_contract");
+    options.contract_floats = contracts_floats(target);
     return lower::lower(f, options);
 }
 
@@ -99,7 +102,7 @@ void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f, const Tar
                            "validator is not part of this program: include <tessera/Validate.h> and link the "
                            "library Tessera::validator (tessera_validator)");
     ValidateOptions options = *f->validate_on_compile;
-    options.contract_floats = target && target->has_feature("fp_contract");  // the code compiled
+    options.contract_floats = contracts_floats(target);  // the code compiled
     installed_validator(Func(f), options);
 }
 

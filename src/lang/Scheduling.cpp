@@ -633,22 +633,8 @@ namespace {
 
 /** Whether a definition of `caller` calls `callee`. */
 bool calls(const FunctionData &caller, const FunctionData *callee) {
-    struct Find : ir::IRVisitor {
-        const FunctionData *callee = nullptr;
-        bool found = false;
-        using IRVisitor::visit;
-        void visit(const Call *op) override {
-            found = found || (op->call_kind == CallKind::Func && op->func.get() == callee);
-            IRVisitor::visit(op);
-        }
-    } find;
-    find.callee = callee;
-    for (const auto &d : caller.definitions) {
-        find.include(d.value);
-        for (const Expr &a : d.args) find.include(a);
-        for (const Expr &p : d.predicates) find.include(p);
-    }
-    return find.found;
+    const auto callees = ir::direct_callees(caller);
+    return std::any_of(callees.begin(), callees.end(), [&](const auto &c) { return c.get() == callee; });
 }
 
 }  // namespace
