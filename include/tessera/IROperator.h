@@ -208,4 +208,18 @@ Expr is_finite(Expr x);
 /** a + (b - a) * w for floats. */
 Expr lerp(Expr a, Expr b, Expr w);
 
+/** Halide's cheaper float32 math, written out as arithmetic (src/lang/FastMath.cpp): a
+ * range reduction through the float's bits and a short polynomial, within a few units in
+ * the last place of exp and log for normal values, the same bits everywhere (not Halide's
+ * bits). fast_exp gives +inf above 88.72 and 0 below -87.34; fast_log of 0 is -inf, of a
+ * negative value NaN; fast_pow(x, y) is fast_exp(y * fast_log(x)), 1 where y is 0.
+ * fast_inverse(x) is 1 / x and fast_inverse_sqrt(x) 1 / sqrt(x), exact (Halide's use
+ * the processor's approximations). An integer operand is converted to float32; a float64
+ * operand is a CompileError. */
+Expr fast_exp(Expr x);
+Expr fast_log(Expr x);
+Expr fast_pow(Expr x, Expr y);
+Expr fast_inverse(Expr x);
+Expr fast_inverse_sqrt(Expr x);
+
 }  // namespace tessera

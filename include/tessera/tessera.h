@@ -8,6 +8,7 @@
 #include "tessera/Error.h"
 #include "tessera/Expr.h"
 #include "tessera/Func.h"
+#include "tessera/Generator.h"
 #include "tessera/IROperator.h"
 #include "tessera/InlineReductions.h"
 #include "tessera/Param.h"

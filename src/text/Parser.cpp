@@ -847,7 +847,8 @@ private:
             "min",   "max",    "clamp",  "abs",   "absd",  "select", "sqrt",     "exp",         "log",
             "pow",   "sin",    "cos",    "tan",   "asin",  "acos",   "atan",     "atan2",       "sinh",
             "cosh",  "tanh",   "asinh",  "acosh", "atanh", "floor",  "ceil",     "round",       "trunc",
-            "fract", "is_nan", "is_inf", "is_finite", "lerp", "bitwise_and", "bitwise_or", "bitwise_xor",
+            "fract", "is_nan", "is_inf", "is_finite", "lerp", "fast_exp", "fast_log", "fast_pow", "fast_inverse",
+            "fast_inverse_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_not", "shift_left", "shift_right", "popcount", "count_leading_zeros", "count_trailing_zeros",
             "random_hash",
             "cast", "reinterpret", "true", "false"};
@@ -1107,7 +1108,8 @@ private:
             {"floor", floor}, {"ceil", ceil},   {"round", round}, {"trunc", trunc},   {"fract", fract},
             {"is_nan", is_nan}, {"is_inf", is_inf}, {"is_finite", is_finite}, {"abs", abs},
             {"popcount", popcount}, {"count_leading_zeros", count_leading_zeros},
-            {"count_trailing_zeros", count_trailing_zeros}};
+            {"count_trailing_zeros", count_trailing_zeros}, {"fast_exp", fast_exp}, {"fast_log", fast_log},
+            {"fast_inverse", fast_inverse}, {"fast_inverse_sqrt", fast_inverse_sqrt}};
         if (auto it = unary.find(n); it != unary.end()) {
             arity(1);
             return it->second(a[0]);
@@ -1149,6 +1151,7 @@ private:
         if (n == "max") return max(a[0], a[1]);
         if (n == "absd") return absd(a[0], a[1]);
         if (n == "pow") return pow(a[0], a[1]);
+        if (n == "fast_pow") return fast_pow(a[0], a[1]);
         if (n == "atan2") return atan2(a[0], a[1]);
         if (n == "bitwise_and") return a[0] & a[1];
         if (n == "bitwise_or") return a[0] | a[1];

@@ -65,12 +65,16 @@ Expr lane_of(const Expr &e) {
             return Load::make(op->type.element_of(), op->buffer, mutate(op->index));
         }
         Expr visit(const Variable *op, const Expr &self) override {
-            if (op->type.lanes > 1) throw Unsupported("the vector variable " + op->name + " in an index");
+            if (op->type.lanes > 1) throw Unsupported("the vector variable " + op->name);
             return self;
         }
         Expr visit(const Call *op, const Expr &self) override {
-            if (op->type.lanes > 1) throw Unsupported("the vector call " + brief(self) + " in an index");
-            return IRMutator::visit(op, self);
+            if (op->type.lanes == 1) return IRMutator::visit(op, self);
+            // Intrinsics act on each lane.
+            if (op->call_kind != CallKind::Intrinsic) throw Unsupported("the vector call " + brief(self));
+            std::vector<Expr> args;
+            for (const Expr &a : op->args) args.push_back(mutate(a));
+            return Call::make_intrinsic(op->type.element_of(), op->op, std::move(args));
         }
     } lane;
     return e.type().lanes > 1 ? lane.mutate(e) : e;

@@ -78,6 +78,13 @@ fi
 echo "== run consumer"
 "$tmp/build/consumer"
 "$tmp/build/consumer_pipelines"
+"$tmp/build/consumer_generator" -g invert -o "$tmp/generated" -e c_source,c_header vector_width=16
+for f in invert.c invert.h; do
+    if [[ ! -s "$tmp/generated/$f" ]]; then
+        echo "error: the generator program did not write $f" >&2
+        exit 1
+    fi
+done
 # Tessera::validator, installed and exported where it was built (isl and Z3 found).
 if compgen -G "$prefix/lib*/libtessera_validator*" >/dev/null; then
     "$tmp/build/consumer_validate"

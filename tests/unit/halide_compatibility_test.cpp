@@ -51,6 +51,40 @@ Buffer<float> image(int w, int h, int c) {
 
 }  // namespace
 
+namespace {
+
+// A Generator as Halide's apps write them (tests/correctness/generator_test.cpp runs
+// generator_main on one).
+class CompatGenerator : public Generator<CompatGenerator> {
+public:
+    GeneratorParam<int> factor{"factor", 2};
+    Input<Buffer<uint8_t>> input{"input", 1};
+    Input<int> bias{"bias", 1};
+    Output<Buffer<int>> output{"output", 1};
+    Var x{"x"};
+    void generate() { output(x) = cast<int>(input(x)) * factor + bias; }
+    void schedule() {
+        if (get_target().is_host()) output.vectorize(x, 4, TailStrategy::GuardWithIf);
+    }
+};
+
+}  // namespace
+
+TESSERA_REGISTER_GENERATOR(CompatGenerator, compat_generator)
+
+TEST(HalideCompatibility, AGeneratorBuildsItsPipeline) {
+    std::unique_ptr<GeneratorBase> g = GeneratorRegistry::create("compat_generator");
+    g->set_generator_param("factor", "5");
+    Func f = g->build();
+    auto &c = static_cast<CompatGenerator &>(*g);
+    Buffer<uint8_t> in({6}, "gen_in");
+    for (int i = 0; i < 6; i++) in(i) = uint8_t(i * 3);
+    c.input.set(in);
+    c.bias.set(7);
+    Buffer<int> out = f.realize({6});
+    for (int i = 0; i < 6; i++) EXPECT_EQ(out(i), i * 3 * 5 + 7);
+}
+
 TEST(HalideCompatibility, EverySupportedNameIsUsedHere) {
     const std::string doc = read_file(std::string(TESSERA_SOURCE_DIR) + "/docs/halide-compatibility.md");
     const std::string code = code_of_this_test();
@@ -497,7 +531,8 @@ TEST(HalideCompatibility, Expressions) {
     f(x, y) = lerp(v, w, 0.25f) + sqrt(v) + exp(-v) + log(v) + pow(v, w) + sin(v) + cos(v) + tan(v) + asin(v * 0.1f) +
               acos(v * 0.1f) + atan(v) + atan2(v, w) + sinh(v) + cosh(v) + tanh(v) + asinh(v) + acosh(v + 1.0f) +
               atanh(v * 0.1f) + floor(v) + ceil(v) + round(v) + trunc(v) + fract(v) +
-              select(is_nan(v) || is_inf(w) || !is_finite(v), 1.0f, 0.0f);
+              select(is_nan(v) || is_inf(w) || !is_finite(v), 1.0f, 0.0f) + fast_exp(-v) + fast_log(v) + fast_pow(v, w) +
+              fast_inverse(v) + fast_inverse_sqrt(v);
     expect_matches(i, {-4, -3}, {9, 8}, "integer expressions");
     // saturating_cast, mux and likely, against values computed here.
     Func sat("sat");
