@@ -208,6 +208,33 @@ Expr is_finite(Expr x);
 /** a + (b - a) * w for floats. */
 Expr lerp(Expr a, Expr b, Expr w);
 
+namespace detail {
+/** A part of a print: an Expr, a number, or text. */
+inline Expr print_part(const Expr &e) { return e; }
+Expr print_part(const std::string &text);
+inline Expr print_part(const char *text) { return print_part(std::string(text)); }
+template<typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Expr print_part(T v) {
+    if constexpr (std::is_floating_point_v<T>) return make_const(type_of<T>(), double(v));
+    else return make_const(type_of<T>(), int64_t(v));
+}
+Expr make_print(Expr condition, std::vector<Expr> parts);
+}  // namespace detail
+
+/** a, and, each time it is evaluated, a line on stderr: a and the other arguments
+ * (values or text), separated by spaces (docs/semantics.md §6). How many lines a
+ * pipeline writes, and in which order, depends on its schedule. */
+template<typename... Args>
+Expr print(const Expr &a, const Args &...args) {
+    return detail::make_print(make_bool(true), {a, detail::print_part(args)...});
+}
+Expr print(const std::vector<Expr> &parts);
+/** print(a, args...) where `condition` holds; a elsewhere. */
+template<typename... Args>
+Expr print_when(const Expr &condition, const Expr &a, const Args &...args) {
+    return detail::make_print(condition, {a, detail::print_part(args)...});
+}
+
 /** Halide's cheaper float32 math, written out as arithmetic (src/lang/FastMath.cpp): a
  * range reduction through the float's bits and a short polynomial, within a few units in
  * the last place of exp and log for normal values, the same bits everywhere (not Halide's

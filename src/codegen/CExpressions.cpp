@@ -161,9 +161,40 @@ std::string Emitter::math_name(Intrinsic op, Type t) {
     return t.bits == 32 ? base + "f" : base;
 }
 
+Lanes Emitter::emit_print(const Call *c) {
+    // One dprintf per lane whose condition holds, with print_part's formats
+    // (src/ir/Scalar.h), so that the line is the interpreters' line.
+    const Lanes when = emit(c->args[0]);
+    std::vector<Lanes> parts(c->args.size());
+    std::string format;
+    for (size_t k = 1; k < c->args.size(); k++) {
+        if (k > 1) format += ' ';
+        if (const StringImm *text = as<StringImm>(c->args[k])) {
+            for (char ch : text->value) format += ch == '%' ? std::string("%%") : std::string(1, ch);
+            continue;
+        }
+        parts[k] = emit(c->args[k]);
+        format += print_format(c->args[k].type().element_of());
+    }
+    format += '\n';
+    const std::string print = helpers_.use("dprintf");
+    for (int i = 0; i < c->type.lanes; i++) {
+        std::string call = print + "(2, " + c_string_literal(format);
+        for (size_t k = 1; k < c->args.size(); k++) {
+            if (parts[k].empty()) continue;
+            const Type t = c->args[k].type().element_of();
+            const char *as = t.is_float() ? "(double)" : t.is_int() ? "(long long)" : "(unsigned long long)";
+            call += ", " + std::string(as) + lane(parts[k], i);
+        }
+        line("if (" + lane(when, i) + ") " + call + ");");
+    }
+    return parts[1];
+}
+
 Lanes Emitter::emit_call(const Call *c) {
     if (c->call_kind != CallKind::Intrinsic)
         TESSERA_INTERNAL_ERROR("the call to \"" << c->name << "\" must be lowered to a Load before code generation");
+    if (c->op == Intrinsic::Print) return emit_print(c);
     const Type t = c->type;
     const Type et = t.element_of();
     std::vector<Lanes> args;

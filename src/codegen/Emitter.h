@@ -267,6 +267,8 @@ private:
     std::string scalar(const Expr &e);
 
     Lanes emit(const Expr &e);
+    /** print_when's lines (one per lane whose condition holds), then its value. */
+    Lanes emit_print(const Call *c);
 
     Lanes per_lane(Type t, const std::function<std::string(int)> &rhs);
 

@@ -427,6 +427,9 @@ static inline double tessera_mod_f64(double a, double b) {
     return a - p;
 }
 )C");
+    add("dprintf", R"C(/* print's output: a line to stderr (POSIX; declared here, as strict C99 does not). */
+int dprintf(int fd, const char *format, ...);
+)C");
     add("tessera_random_mix", R"C(/* One round of random_hash (docs/semantics.md): v mixed into h. */
 static inline uint32_t tessera_random_mix(uint32_t h, uint32_t v) {
     uint32_t x = (h ^ v) * 0x85ebca6bu;

@@ -171,6 +171,7 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::CountLeadingZeros: return "count_leading_zeros";
     case Intrinsic::CountTrailingZeros: return "count_trailing_zeros";
     case Intrinsic::Random: return "random_hash";
+    case Intrinsic::Print: return "print_when";
     }
     return "?";
 }

@@ -210,6 +210,11 @@ enum class Intrinsic : uint8_t {
     // those before its Func is defined has only (seed, call site), and the definition
     // gives it the coordinates (src/lang/Random.cpp).
     Random,
+    // print_when(condition, value, part_1, ..., part_n): `value`; where `condition` holds,
+    // evaluating it also writes value and the parts (values or StringImms) to stderr, one
+    // line (docs/semantics.md §6). The only intrinsic with an effect: lowering neither
+    // moves it out of a loop nor merges two of them (has_side_effects, src/ir/Substitute.h).
+    Print,
 };
 
 const char *intrinsic_name(Intrinsic op);

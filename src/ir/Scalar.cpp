@@ -1,6 +1,7 @@
 #include "ir/Scalar.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "ir/Check.h"
@@ -280,6 +281,7 @@ Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args
         for (int k = 3; k < nargs; k++) h = mix(h, low32(k));
         return make_uint(mix(h, low32(2)));
     }
+    case Intrinsic::Print: return args[1];  // the interpreters write the line (print_part)
     case Intrinsic::ShiftLeft: return shift(true, t, args[0], arg_types[1], args[1]);
     case Intrinsic::ShiftRight: return shift(false, t, args[0], arg_types[1], args[1]);
     case Intrinsic::Reinterpret: {
@@ -364,6 +366,19 @@ void store_scalar(Type t, void *p, Scalar v) {
         default: *static_cast<uint64_t *>(p) = v.u; return;
         }
     }
+}
+
+const char *print_format(Type t) {
+    if (t.is_float()) return t.bits == 32 ? "%.9g" : "%.17g";
+    return t.is_int() ? "%lld" : "%llu";
+}
+
+std::string print_part(Type t, Scalar v) {
+    char text[64];
+    if (t.is_float()) std::snprintf(text, sizeof text, print_format(t), v.f);
+    else if (t.is_int()) std::snprintf(text, sizeof text, print_format(t), static_cast<long long>(v.i));
+    else std::snprintf(text, sizeof text, print_format(t), static_cast<unsigned long long>(v.u));
+    return text;
 }
 
 }  // namespace tessera::ir

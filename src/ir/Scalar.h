@@ -7,6 +7,7 @@
 // checks each against the others.
 
 #include <cstdint>
+#include <string>
 
 #include "ir/IR.h"
 #include "tessera/Type.h"
@@ -56,6 +57,13 @@ constexpr int kMaxIntrinsicArgs = 32;
 
 /** Intrinsic calls; `arg_types` are the operand types, `t` the result type. */
 Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args, int nargs);
+
+/** A value as print writes it (docs/semantics.md §6): integers in decimal, floats with
+ * printf's %.9g (float32) or %.17g (float64), which read back to the same value. The C
+ * emitter's print uses the same formats. */
+std::string print_part(Type t, Scalar v);
+/** The printf format of one value of type t, as print_part writes it. */
+const char *print_format(Type t);
 
 /** Truth value of a bool (or any) scalar. */
 inline bool truthy(Type t, Scalar v) { return t.is_float() ? v.f != 0 : v.u != 0; }

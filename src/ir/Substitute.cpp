@@ -137,6 +137,19 @@ bool reads_memory(const Expr &e) {
     return f.found;
 }
 
+bool has_side_effects(const Expr &e) {
+    struct Find : IRVisitor {
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const Call *op) override {
+            found = found || (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Print);
+            if (!found) IRVisitor::visit(op);
+        }
+    } f;
+    f.include(e);
+    return f.found;
+}
+
 int memory_accesses(const Stmt &s) {
     struct Count : IRVisitor {
         int n = 0;

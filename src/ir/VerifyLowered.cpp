@@ -49,7 +49,7 @@ protected:
     // --- expressions -------------------------------------------------------------------
 
     void visit(const StringImm *op) override {
-        if (in_message_ == 0) fail("the string \"" + excerpt(op->value) + "\" outside an assertion message");
+        if (in_message_ == 0) fail("the string \"" + excerpt(op->value) + "\" outside an assertion message or a print");
     }
     void visit(const Variable *op) override {
         if (op->var_kind == VarKind::Pure || op->var_kind == VarKind::Reduction)
@@ -80,6 +80,16 @@ protected:
         if (op->call_kind != CallKind::Intrinsic)
             fail(std::string("the ") + (op->call_kind == CallKind::Func ? "Func call " : "image read ") + op->name +
                  "(...) is left in the lowered code (it must be a Load)");
+        if (op->op == Intrinsic::Print) {
+            // print_when(condition, value, parts...): text only among the parts.
+            if (op->args.size() < 2 || as<StringImm>(op->args[0]) || as<StringImm>(op->args[1]))
+                fail("a print without its condition and value");
+            include(op->args[0]);
+            include(op->args[1]);
+            for (size_t k = 2; k < op->args.size(); k++)
+                if (!as<StringImm>(op->args[k])) include(op->args[k]);
+            return;
+        }
         IRVisitor::visit(op);
     }
     void visit(const Let *op) override {

@@ -419,4 +419,29 @@ Expr lerp(Expr a, Expr b, Expr w) {
     return a + (b - a) * w;
 }
 
+namespace detail {
+
+Expr print_part(const std::string &text) { return StringImm::make(text); }
+
+Expr make_print(Expr condition, std::vector<Expr> parts) {
+    require_defined(condition, "print_when");
+    if (!condition.type().is_bool())
+        user_error("The condition of print_when must be a boolean, got " + condition.type().to_string());
+    if (parts.empty() || !parts[0].defined()) user_error("print needs a value to return (its first argument)");
+    if (as<StringImm>(parts[0]))
+        user_error("print returns its first argument, which must be a value, not the text \"" + as<StringImm>(parts[0])->value +
+                   "\" (print(x, \"text\") prints both)");
+    for (const Expr &p : parts) require_defined(p, "print");
+    const Type t = parts[0].type();
+    parts.insert(parts.begin(), std::move(condition));
+    return Call::make_intrinsic(t, Intrinsic::Print, std::move(parts));
+}
+
+}  // namespace detail
+
+Expr print(const std::vector<Expr> &parts) {
+    if (parts.empty()) user_error("print needs a value to return (its first argument)");
+    return detail::make_print(make_bool(true), parts);
+}
+
 }  // namespace tessera

@@ -63,6 +63,11 @@ bool shareable(const Expr &e) {
     case ExprKind::FloatImm:
     case ExprKind::StringImm:
     case ExprKind::Variable: return false;
+    case ExprKind::Call: {
+        // Each print is its own evaluation.
+        const Call *c = as<Call>(e);
+        return !(c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Print);
+    }
     default: return true;
     }
 }

@@ -10,6 +10,7 @@
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -44,7 +45,8 @@ protected:
         const Call *c = as<Call>(e);
         // After simplification, a float intrinsic on constants is one the simplifier does not
         // fold: a math-library function.
-        if (!c || c->call_kind != CallKind::Intrinsic || !c->type.is_float() || !c->type.is_scalar()) return e;
+        if (!c || c->call_kind != CallKind::Intrinsic || !c->type.is_float() || !c->type.is_scalar() || has_side_effects(e))
+            return e;
         for (const Expr &a : c->args)
             if (!is_constant(a)) return e;
         for (const auto &[name, value] : lets)

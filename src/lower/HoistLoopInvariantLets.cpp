@@ -34,7 +34,7 @@ protected:
         std::vector<const LetStmt *> moved, stay;
         Stmt inner = body;
         while (const LetStmt *l = as<LetStmt>(inner)) {
-            bool invariant = !varying.count(l->name) && !reads_memory(l->value) && !uses_any_var(l->value, varying) &&
+            bool invariant = !varying.count(l->name) && !reads_memory(l->value) && !has_side_effects(l->value) && !uses_any_var(l->value, varying) &&
                              !uses_var(op->min, l->name) && !uses_var(op->extent, l->name);
             for (const LetStmt *s : stay) invariant = invariant && !uses_var(s->value, l->name);
             for (const LetStmt *m : moved) invariant = invariant && m->name != l->name;

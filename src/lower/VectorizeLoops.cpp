@@ -170,7 +170,8 @@ protected:
         }
         if (!changed) return self;
         if (op->call_kind != CallKind::Intrinsic) throw CannotVectorize();  // lowered code has no calls
-        for (Expr &a : args) a = widen(a, n);
+        for (Expr &a : args)
+            if (!as<StringImm>(a)) a = widen(a, n);  // a print's text stays one string
         return Call::make_intrinsic(op->type.with_lanes(n), op->op, args);
     }
 

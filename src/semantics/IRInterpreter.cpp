@@ -1,6 +1,7 @@
 #include "semantics/IRInterpreter.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <unordered_map>
@@ -456,6 +457,7 @@ private:
         if (c->call_kind != CallKind::Intrinsic)
             fail("the lowered code calls " + std::string(c->call_kind == CallKind::Func ? "Func" : "image") + " \"" +
                  c->name + "\": such calls must have become Loads");
+        if (c->op == Intrinsic::Print) return print(c);
         const int n = int(c->args.size());
         TESSERA_INTERNAL_ASSERT(n <= kMaxIntrinsicArgs, "intrinsic " << c->name << " with " << n << " arguments");
         std::vector<Value> args;
@@ -477,6 +479,34 @@ private:
             r.set(i, p ? Scalar{} : intrinsic(c->op, t.element_of(), arg_types, a, n), p);
         }
         return r;
+    }
+
+    /** print_when(condition, value, parts...): its value; each lane whose condition holds
+     * writes its line (a poisoned lane writes nothing). */
+    Value print(const Call *c) {
+        std::vector<Value> parts;
+        for (size_t k = 0; k < c->args.size(); k++)
+            parts.push_back(as<StringImm>(c->args[k]) ? Value() : eval(c->args[k]));
+        const Value &when = parts[0], &value = parts[1];
+        for (int i = 0; i < c->type.lanes; i++) {
+            bool poisoned = false;
+            for (const Value &v : parts) poisoned = poisoned || (v.lanes() > 0 && v.poisoned(v.lanes() == 1 ? 0 : i));
+            const int wi = when.lanes() == 1 ? 0 : i;
+            if (poisoned || !truthy(c->args[0].type().element_of(), when.lane(wi))) continue;
+            std::string line;
+            for (size_t k = 1; k < c->args.size(); k++) {
+                if (k > 1) line += ' ';
+                if (const StringImm *text = as<StringImm>(c->args[k])) {
+                    line += text->value;
+                    continue;
+                }
+                const Value &v = parts[k];
+                line += print_part(c->args[k].type().element_of(), v.lane(v.lanes() == 1 ? 0 : i));
+            }
+            line += '\n';
+            std::fputs(line.c_str(), stderr);
+        }
+        return value;
     }
 
     /** Element indices of a Load or Store, which must not be poisoned. */

@@ -1,6 +1,7 @@
 #include "semantics/ReferenceInterpreter.h"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -106,7 +107,7 @@ struct FuncState;
 // Expressions compiled to a flat node array with variables resolved to frame slots, so
 // that evaluating a point does no name lookups.
 
-enum class Op : uint8_t { Const, Slot, Cast, Binary, Not, Select, Let, FuncCall, SelfCall, ImageCall, Intrinsic };
+enum class Op : uint8_t { Const, Slot, Cast, Binary, Not, Select, Let, FuncCall, SelfCall, ImageCall, Intrinsic, Print };
 
 struct Node {
     Op op;
@@ -119,6 +120,7 @@ struct Node {
     Scalar imm{};
     std::vector<int> args;
     std::vector<Type> arg_types;
+    std::vector<std::string> texts;  // Print: the strings among its parts (args -1), in order
     FuncState *callee = nullptr;
     const BufferData *image = nullptr;
 };
@@ -328,10 +330,17 @@ private:
         case ExprKind::Call: {
             const Call *c = e->as<Call>();
             for (const Expr &a : c->args) {
-                n.args.push_back(compile(p, scope, a));
+                if (const StringImm *text = as<StringImm>(a)) {
+                    n.args.push_back(-1);
+                    n.texts.push_back(text->value);
+                } else {
+                    n.args.push_back(compile(p, scope, a));
+                }
                 n.arg_types.push_back(a.type());
             }
-            if (c->call_kind == CallKind::Intrinsic) {
+            if (c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Print) {
+                n.op = Op::Print;
+            } else if (c->call_kind == CallKind::Intrinsic) {
                 n.op = Op::Intrinsic;
                 n.intrinsic = c->op;
             } else if (c->call_kind == CallKind::Image) {
@@ -500,6 +509,20 @@ private:
             TESSERA_INTERNAL_ASSERT(count <= kMaxIntrinsicArgs, "intrinsic with " << count << " arguments");
             for (int k = 0; k < count; k++) args[k] = eval(p, n.args[size_t(k)], slots);
             return intrinsic(n.intrinsic, n.type, n.arg_types.data(), args, count);
+        }
+        case Op::Print: {
+            const Scalar value = eval(p, n.args[1], slots);
+            if (truthy(n.arg_types[0], eval(p, n.args[0], slots))) {
+                std::string line;
+                size_t text = 0;
+                for (size_t k = 1; k < n.args.size(); k++) {
+                    if (k > 1) line += ' ';
+                    line += n.args[k] < 0 ? n.texts[text++] : print_part(n.arg_types[k], k == 1 ? value : eval(p, n.args[k], slots));
+                }
+                line += '\n';
+                std::fputs(line.c_str(), stderr);
+            }
+            return value;
         }
         case Op::ImageCall: {
             int32_t c[kMaxDims];

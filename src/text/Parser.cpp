@@ -850,7 +850,7 @@ private:
             "fract", "is_nan", "is_inf", "is_finite", "lerp", "fast_exp", "fast_log", "fast_pow", "fast_inverse",
             "fast_inverse_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_not", "shift_left", "shift_right", "popcount", "count_leading_zeros", "count_trailing_zeros",
-            "random_hash",
+            "random_hash", "print", "print_when",
             "cast", "reinterpret", "true", "false"};
         return names.count(n) > 0 || inline_reduction(n);
     }
@@ -929,11 +929,12 @@ private:
         return primary();
     }
 
-    std::vector<Expr> call_args() {
+    /** The arguments of a call; `text` allows strings among them (a print's parts). */
+    std::vector<Expr> call_args(bool text = false) {
         expect("(", "");
         std::vector<Expr> args;
         if (!is(")")) {
-            do args.push_back(expr());
+            do args.push_back(text && peek().kind == Tok::String ? ir::StringImm::make(next().text) : expr());
             while (accept(","));
         }
         expect(")", "after the arguments");
@@ -982,7 +983,7 @@ private:
                 a.push_back(expr());
                 expect(")", "after the arguments");
             } else {
-                a = call_args();
+                a = call_args(n == "print" || n == "print_when");
             }
             return api(t, [&] { return call_builtin(t, a, over); });
         }
@@ -1130,6 +1131,11 @@ private:
             std::vector<Expr> args = {cast(UInt(32), a[0]), cast(UInt(32), a[1]), cast(UInt(32), a[2])};
             args.insert(args.end(), a.begin() + 3, a.end());
             return ir::Call::make_intrinsic(UInt(32), ir::Intrinsic::Random, std::move(args));
+        }
+        if (n == "print") return print(a);
+        if (n == "print_when") {
+            if (a.size() < 2) fail(t, "print_when takes (condition, value, ...)");
+            return detail::make_print(a[0], std::vector<Expr>(a.begin() + 1, a.end()));
         }
         if (n == "select") {
             if (a.size() < 3 || a.size() % 2 == 0) fail(t, "select takes (condition, value, ..., default)");

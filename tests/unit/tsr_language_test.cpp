@@ -280,4 +280,48 @@ f.vectorize(x, 8)
     }
 }
 
+// Halide's fast math by name: written out as arithmetic when parsed, so the printed form
+// is that arithmetic, which parses back to itself and computes what the C++ API's does.
+TEST(TsrLanguage, FastMath) {
+    const std::string src = R"(func f(x) = fast_exp(float32(x) * 0.25f) + fast_log(x + 1) + fast_pow(1.5f, float32(x) * 0.1f) +
+            fast_inverse(x + 1) + fast_inverse_sqrt(x + 1)
+output f
+f.vectorize(x, 8)
+)";
+    Program p = parse_program(src, "fast.tsr");
+    const std::string printed = print_program(p);
+    EXPECT_EQ(print_program(parse_program(printed, "printed")), printed);
+    Var x("x");
+    Func g("g");
+    Expr xf = cast<float>(x);
+    g(x) = fast_exp(xf * 0.25f) + fast_log(x + 1) + fast_pow(1.5f, xf * 0.1f) + fast_inverse(x + 1) + fast_inverse_sqrt(x + 1);
+    Buffer<float> out = p.output.realize({40}), want = g.realize_reference({40});
+    for (int i = 0; i < 40; i++) EXPECT_EQ(out(i), want(i)) << "at x = " << i;
+    try {
+        parse_program("func h(x) = fast_exp(float64(x))\noutput h\n", "bad.tsr");
+        FAIL() << "fast_exp of a float64 was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("bad.tsr:1:"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("fast_exp is defined on float32 values"), std::string::npos) << e.what();
+    }
+}
+
+// print and print_when by name, with text among their parts: printed as print_when and
+// parsed back to the same text, writing what the C++ API's print writes.
+TEST(TsrLanguage, Print) {
+    const std::string src = R"(func f(x) = print(x * 2, "is \"twice\"", x) + print_when(x == 1, x, "one")
+output f
+)";
+    Program p = parse_program(src, "print.tsr");
+    const std::string printed = print_program(p);
+    EXPECT_EQ(print_program(parse_program(printed, "printed")), printed);
+    EXPECT_NE(printed.find("print_when(true, x * 2, \"is \\\"twice\\\"\", x)"), std::string::npos) << printed;
+    ::testing::internal::CaptureStderr();
+    Buffer<int> out = p.output.realize({3});
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "0 is \"twice\" 0\n2 is \"twice\" 1\n1 one\n4 is \"twice\" 2\n");
+    EXPECT_EQ(out(2), 6);
+    EXPECT_THROW(parse_program("func g(x) = print(\"text\")\noutput g\n", "bad.tsr"), CompileError);
+    EXPECT_THROW(parse_program("func g(x) = x + \"text\"\noutput g\n", "bad.tsr"), CompileError);
+}
+
 }  // namespace
