@@ -235,6 +235,16 @@ Expr print_when(const Expr &condition, const Expr &a, const Args &...args) {
     return detail::make_print(condition, {a, detail::print_part(args)...});
 }
 
+namespace detail {
+Expr make_require(Expr condition, std::vector<Expr> parts);
+}
+/** `value` where `condition` holds; elsewhere the pipeline stops with a RuntimeError
+ * "requirement failed: " followed by the other arguments (values or text). */
+template<typename... Args>
+Expr require(const Expr &condition, const Expr &value, const Args &...args) {
+    return detail::make_require(condition, {value, detail::print_part(args)...});
+}
+
 /** Halide's cheaper float32 math, written out as arithmetic (src/lang/FastMath.cpp): a
  * range reduction through the float's bits and a short polynomial, within a few units in
  * the last place of exp and log for normal values, the same bits everywhere (not Halide's

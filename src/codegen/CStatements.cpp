@@ -162,19 +162,21 @@ void Emitter::emit_assert(const AssertStmt *a) {
     for (size_t i = 0; i < c.size(); i++) cond += (i ? " && " : "") + c[i];
     if (c.size() > 1) cond = "(" + cond + ")";
     open_block("if (!" + cond + ")");
-    ErrorMessage m;
-    for (const Expr &part : a->message) {
-        if (const StringImm *str = as<StringImm>(part)) {
-            m.text(str->value);
-            continue;
+    // A vector assertion reports its first failing lane, with that lane's values (as the
+    // IR interpreter does).
+    std::vector<Lanes> values;
+    for (const Expr &part : a->message) values.push_back(as<StringImm>(part) ? Lanes() : emit(part));
+    for (size_t i = 0; i < c.size(); i++) {
+        const bool last = i + 1 == c.size();
+        if (!last) open_block("if (!" + c[i] + ")");
+        ErrorMessage m;
+        for (size_t k = 0; k < a->message.size(); k++) {
+            if (const StringImm *str = as<StringImm>(a->message[k])) m.text(str->value);
+            else m.value(a->message[k].type().element_of(), lane(values[k], int(i)));
         }
-        Lanes v = emit(part);
-        for (size_t i = 0; i < v.size(); i++) {
-            if (i > 0) m.text(", ");
-            m.value(part.type().element_of(), v[i]);
-        }
+        fail_with_message("TESSERA_ERROR_ASSERTION", m);
+        if (!last) close_block();
     }
-    fail_with_message("TESSERA_ERROR_ASSERTION", m);
     close_block();
 }
 

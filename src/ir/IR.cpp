@@ -172,6 +172,7 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::CountTrailingZeros: return "count_trailing_zeros";
     case Intrinsic::Random: return "random_hash";
     case Intrinsic::Print: return "print_when";
+    case Intrinsic::Require: return "require";
     }
     return "?";
 }

@@ -215,6 +215,11 @@ enum class Intrinsic : uint8_t {
     // line (docs/semantics.md §6). The only intrinsic with an effect: lowering neither
     // moves it out of a loop nor merges two of them (has_side_effects, src/ir/Substitute.h).
     Print,
+    // require(condition, value, part_1, ..., part_n): `value` where `condition` holds;
+    // elsewhere the pipeline stops with a RuntimeError "requirement failed: " and the parts.
+    // Lowering lifts it into an AssertStmt before the statement that evaluates it
+    // (src/lower/LiftRequirements.cpp), so lowered code has none.
+    Require,
 };
 
 const char *intrinsic_name(Intrinsic op);

@@ -281,7 +281,8 @@ Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args
         for (int k = 3; k < nargs; k++) h = mix(h, low32(k));
         return make_uint(mix(h, low32(2)));
     }
-    case Intrinsic::Print: return args[1];  // the interpreters write the line (print_part)
+    case Intrinsic::Print:  // the interpreters write the line (print_part)
+    case Intrinsic::Require: return args[1];  // the interpreters check the condition
     case Intrinsic::ShiftLeft: return shift(true, t, args[0], arg_types[1], args[1]);
     case Intrinsic::ShiftRight: return shift(false, t, args[0], arg_types[1], args[1]);
     case Intrinsic::Reinterpret: {

@@ -142,7 +142,7 @@ bool has_side_effects(const Expr &e) {
         bool found = false;
         using IRVisitor::include;
         void visit(const Call *op) override {
-            found = found || (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Print);
+            found = found || (op->call_kind == CallKind::Intrinsic && (op->op == Intrinsic::Print || op->op == Intrinsic::Require));
             if (!found) IRVisitor::visit(op);
         }
     } f;

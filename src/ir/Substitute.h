@@ -35,8 +35,8 @@ bool uses_any_var(const Expr &e, const std::set<std::string> &names);
 
 /** Does the expression read memory (contain a Load)? */
 bool reads_memory(const Expr &e);
-/** Whether evaluating e has an effect (a print): it must be evaluated where and as often
- * as written. */
+/** Whether evaluating e has an effect (a print, or a require, which may stop the
+ * pipeline): it must be evaluated where and as often as written. */
 bool has_side_effects(const Expr &e);
 /** The names of the variables an expression uses. */
 std::set<std::string> variables_in(const Expr &e);

@@ -437,6 +437,18 @@ Expr make_print(Expr condition, std::vector<Expr> parts) {
     return Call::make_intrinsic(t, Intrinsic::Print, std::move(parts));
 }
 
+Expr make_require(Expr condition, std::vector<Expr> parts) {
+    require_defined(condition, "require");
+    if (!condition.type().is_bool())
+        user_error("The condition of require must be a boolean, got " + condition.type().to_string());
+    if (parts.empty() || !parts[0].defined() || as<StringImm>(parts[0]))
+        user_error("require needs the value to return after its condition (require(condition, value, message...))");
+    for (const Expr &p : parts) require_defined(p, "require");
+    const Type t = parts[0].type();
+    parts.insert(parts.begin(), std::move(condition));
+    return Call::make_intrinsic(t, Intrinsic::Require, std::move(parts));
+}
+
 }  // namespace detail
 
 Expr print(const std::vector<Expr> &parts) {

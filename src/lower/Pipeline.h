@@ -110,6 +110,10 @@ void check_schedules(const PipelinePlan &plan);
  * kinds, specializations) and place its realization at its store and compute levels. */
 ir::Stmt schedule_functions(PipelinePlan &plan);
 
+/** Each require in a statement's expressions becomes its value, and an assertion of its
+ * condition before the statement (src/lower/LiftRequirements.cpp). */
+ir::Stmt lift_requirements(ir::Stmt s);
+
 /** Define every loop bound and realization bound variable (symbolic interval analysis
  * over the uses of each Func; docs/architecture.md), honouring bound() and
  * align_bounds(). */

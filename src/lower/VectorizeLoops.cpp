@@ -256,11 +256,9 @@ protected:
         per_lane_.erase(op->name);
         return Allocate::make(op->name, op->type, extents, body);
     }
-    Stmt visit(const AssertStmt *op, const Stmt &self) override {
-        Stmt s = IRMutator::visit(op, self);
-        if (as<AssertStmt>(s)->condition.type().lanes > 1) throw CannotVectorize();
-        return s;
-    }
+    // An assertion (a lifted require) whose condition varies by lane holds if it holds on
+    // every lane: the C emitter and the IR interpreter check them all; its message shows
+    // the vector values.
 
 private:
     /** The scalar value of a vector expression whose lanes are provably all equal (a

@@ -589,6 +589,12 @@ private:
         case StmtKind::AssertStmt: {
             const AssertStmt *a = as<AssertStmt>(s);
             if (condition(a->condition, "an assertion")) return;
+            // A vector assertion reports its first failing lane, with that lane's values.
+            int lane = 0;
+            if (a->condition.type().lanes > 1) {
+                const Value c = eval(a->condition);
+                while (lane < c.lanes() - 1 && truthy(a->condition.type().element_of(), c.lane(lane))) lane++;
+            }
             std::string msg;
             for (const Expr &part : a->message) {
                 if (const StringImm *str = as<StringImm>(part)) {
@@ -597,10 +603,8 @@ private:
                 }
                 Value v = eval(part);
                 const Type et = part.type().element_of();
-                for (int i = 0; i < v.lanes(); i++) {
-                    if (i > 0) msg += ", ";
-                    msg += v.poisoned(i) ? std::string("<poison>") : scalar_to_string(et, v.lane(i));
-                }
+                const int i = v.lanes() == 1 ? 0 : lane;
+                msg += v.poisoned(i) ? std::string("<poison>") : scalar_to_string(et, v.lane(i));
             }
             throw RuntimeError(msg);
         }

@@ -11,6 +11,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/Function.h"
 #include "ir/Scalar.h"
+#include "semantics/Prophecy.h"
 
 namespace tessera::semantics {
 
@@ -107,7 +108,7 @@ struct FuncState;
 // Expressions compiled to a flat node array with variables resolved to frame slots, so
 // that evaluating a point does no name lookups.
 
-enum class Op : uint8_t { Const, Slot, Cast, Binary, Not, Select, Let, FuncCall, SelfCall, ImageCall, Intrinsic, Print };
+enum class Op : uint8_t { Const, Slot, Cast, Binary, Not, Select, Let, FuncCall, SelfCall, ImageCall, Intrinsic, Print, Require };
 
 struct Node {
     Op op;
@@ -340,6 +341,8 @@ private:
             }
             if (c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Print) {
                 n.op = Op::Print;
+            } else if (c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Require) {
+                n.op = Op::Require;
             } else if (c->call_kind == CallKind::Intrinsic) {
                 n.op = Op::Intrinsic;
                 n.intrinsic = c->op;
@@ -523,6 +526,16 @@ private:
                 std::fputs(line.c_str(), stderr);
             }
             return value;
+        }
+        case Op::Require: {
+            if (!truthy(n.arg_types[0], eval(p, n.args[0], slots))) {
+                std::string message = "requirement failed:";
+                size_t text = 0;
+                for (size_t k = 2; k < n.args.size(); k++)
+                    message += " " + (n.args[k] < 0 ? n.texts[text++] : scalar_to_string(n.arg_types[k], eval(p, n.args[k], slots)));
+                throw RuntimeError(message);
+            }
+            return eval(p, n.args[1], slots);
         }
         case Op::ImageCall: {
             int32_t c[kMaxDims];

@@ -850,7 +850,7 @@ private:
             "fract", "is_nan", "is_inf", "is_finite", "lerp", "fast_exp", "fast_log", "fast_pow", "fast_inverse",
             "fast_inverse_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_not", "shift_left", "shift_right", "popcount", "count_leading_zeros", "count_trailing_zeros",
-            "random_hash", "print", "print_when",
+            "random_hash", "print", "print_when", "require",
             "cast", "reinterpret", "true", "false"};
         return names.count(n) > 0 || inline_reduction(n);
     }
@@ -983,7 +983,7 @@ private:
                 a.push_back(expr());
                 expect(")", "after the arguments");
             } else {
-                a = call_args(n == "print" || n == "print_when");
+                a = call_args(n == "print" || n == "print_when" || n == "require");
             }
             return api(t, [&] { return call_builtin(t, a, over); });
         }
@@ -1133,6 +1133,10 @@ private:
             return ir::Call::make_intrinsic(UInt(32), ir::Intrinsic::Random, std::move(args));
         }
         if (n == "print") return print(a);
+        if (n == "require") {
+            if (a.size() < 2) fail(t, "require takes (condition, value, message...)");
+            return detail::make_require(a[0], std::vector<Expr>(a.begin() + 1, a.end()));
+        }
         if (n == "print_when") {
             if (a.size() < 2) fail(t, "print_when takes (condition, value, ...)");
             return detail::make_print(a[0], std::vector<Expr>(a.begin() + 1, a.end()));

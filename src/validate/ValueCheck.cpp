@@ -330,8 +330,9 @@ private:
                 }
                 throw Unsupported("the input " + c->name + " is not an argument of the pipeline");
             }
-            if (c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Print)
-                return encode(c->args[1], env);  // its value (what it writes is not checked)
+            if (c->call_kind == CallKind::Intrinsic && (c->op == Intrinsic::Print || c->op == Intrinsic::Require))
+                return encode(c->args[1], env);  // its value (a print's line is not checked; a
+                                                 // require's condition is an assertion of the code)
             if (c->call_kind == CallKind::Intrinsic) {
                 // Math and bit operations by name: the same operation on the same terms.
                 std::vector<z3::expr> args;

@@ -533,7 +533,7 @@ TEST(HalideCompatibility, Expressions) {
               atanh(v * 0.1f) + floor(v) + ceil(v) + round(v) + trunc(v) + fract(v) +
               select(is_nan(v) || is_inf(w) || !is_finite(v), 1.0f, 0.0f) + fast_exp(-v) + fast_log(v) + fast_pow(v, w) +
               fast_inverse(v) + fast_inverse_sqrt(v) + print_when(v < -1.0f, 0.0f, "never") - print_when(w < -1.0f, 0.0f) +
-              print(std::vector<Expr>{0.0f}) * 0.0f;
+              print(std::vector<Expr>{0.0f}) * 0.0f + require(v > -1.0f, 0.0f, "v is", v);
     expect_matches(i, {-4, -3}, {9, 8}, "integer expressions");
     // saturating_cast, mux and likely, against values computed here.
     Func sat("sat");

@@ -111,3 +111,62 @@ TEST(Print, Mistakes) {
 }
 
 }  // namespace
+
+namespace {
+
+/** The RuntimeError message of realizing f over `sizes`, or "" if none. */
+std::string failure_of(const Func &f, const std::vector<int> &sizes, bool reference) {
+    try {
+        if (reference) f.realize_reference(sizes);
+        else f.realize(sizes);
+    } catch (const RuntimeError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(Require, ReturnsItsValueWhereItsConditionHolds) {
+    Param<int> limit("limit", 100);
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("checked");
+    f(x, y) = require(x + y < limit, x * 3 + y, "x + y =", x + y, "reaches", limit) + 1;
+    f.split(x, xo, xi, 8).vectorize(xi).parallel(y);
+    Buffer<int> out = f.realize({16, 4});
+    for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 16; xx++) EXPECT_EQ(out(xx, yy), xx * 3 + yy + 1);
+    EXPECT_EQ(failure_of(f, {16, 4}, true), "");
+    // Where it fails, both stop with the same message.
+    limit.set(10);
+    const std::string ref = failure_of(f, {16, 4}, true), compiled = failure_of(f, {16, 4}, false);
+    EXPECT_EQ(ref.rfind("requirement failed: x + y = ", 0), 0u) << ref;
+    EXPECT_NE(ref.find(" reaches 10"), std::string::npos) << ref;
+    EXPECT_NE(compiled.find("requirement failed: x + y = "), std::string::npos) << compiled;
+    EXPECT_NE(compiled.find(" reaches 10"), std::string::npos) << compiled;
+}
+
+TEST(Require, UnderALetAndInAnUnchosenOperand) {
+    // An operand select does not choose is still evaluated (docs/semantics.md §6): a
+    // failing require there fails, in both.
+    Var x("x");
+    Func g("in_select");
+    g(x) = select(x < 5, x, require(x < 6, x * 2, "x is", x));
+    const std::string ref = failure_of(g, {8}, true), compiled = failure_of(g, {8}, false);
+    EXPECT_NE(ref.find("requirement failed: x is 6"), std::string::npos) << ref;
+    EXPECT_NE(compiled.find("requirement failed: x is 6"), std::string::npos) << compiled;
+    EXPECT_EQ(failure_of(g, {6}, false), "");
+    Func h("under_let");
+    Expr v = x * x;
+    h(x) = require(v < 50, v, "square", v) + 1;
+    h.vectorize(x, 4);
+    EXPECT_EQ(failure_of(h, {8}, false), "");  // x <= 7: 49 < 50
+    const std::string fail = failure_of(h, {9}, false);
+    EXPECT_NE(fail.find("requirement failed: square 64"), std::string::npos) << fail;
+}
+
+TEST(Require, Mistakes) {
+    Var x("x");
+    EXPECT_THROW(require(x, x), CompileError);  // the condition is an int
+    EXPECT_THROW(require(x > 0, Expr()), CompileError);
+}
+
+}  // namespace

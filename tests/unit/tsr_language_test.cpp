@@ -321,6 +321,18 @@ output f
     EXPECT_EQ(::testing::internal::GetCapturedStderr(), "0 is \"twice\" 0\n2 is \"twice\" 1\n1 one\n4 is \"twice\" 2\n");
     EXPECT_EQ(out(2), 6);
     EXPECT_THROW(parse_program("func g(x) = print(\"text\")\noutput g\n", "bad.tsr"), CompileError);
+    // require, printed and parsed back, stops the pipeline with its message.
+    Program r = parse_program("func h(x) = require(x < 5, x * 2, \"x is\", x)\noutput h\nh.vectorize(x, 4)\n", "require.tsr");
+    const std::string printed_r = print_program(r);
+    EXPECT_EQ(print_program(parse_program(printed_r, "printed")), printed_r);
+    EXPECT_NE(printed_r.find("require(x < 5, x * 2, \"x is\", x)"), std::string::npos) << printed_r;
+    EXPECT_EQ(Buffer<int>(r.output.realize({4}))(3), 6);
+    try {
+        r.output.realize({8});
+        FAIL() << "x = 5 passed the requirement";
+    } catch (const RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("requirement failed: x is 5"), std::string::npos) << e.what();
+    }
     EXPECT_THROW(parse_program("func g(x) = x + \"text\"\noutput g\n", "bad.tsr"), CompileError);
 }
 
