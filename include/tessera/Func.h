@@ -228,6 +228,14 @@ public:
      * instruction is emitted. */
     Func &prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset = 1,
                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
+    /** Halide's estimates of the region realized, for its autoscheduler: checked (a
+     * dimension of the Func; startup expressions) and accepted; Tessera has no
+     * autoscheduler, so nothing uses them. */
+    Func &set_estimate(const Var &var, const Expr &min, const Expr &extent);
+    Func &set_estimates(const Region &estimates);
+    /** Halide's asynchronous production: accepted; the Func is computed where its
+     * schedule says, before its consumers, on the same thread. */
+    Func &async();
 
     /** A Func that wraps this one in `f` (or in every caller), scheduled on its own: calls
      * of this Func in `f` become calls of the wrapper. */

@@ -11,6 +11,8 @@
 
 namespace tessera {
 
+struct Range;  // tessera/RDom.h
+
 class Func;
 
 namespace ir {
@@ -75,6 +77,10 @@ public:
         else return static_cast<T>(data_->value.u);
     }
 
+    /** Halide's estimate of the value, for its autoscheduler: accepted, unused (Tessera has
+     * no autoscheduler). */
+    void set_estimate(T value) { (void)value; }
+
     /** Assert min <= value <= max when the pipeline runs (RuntimeError otherwise). */
     void set_range(Expr min_value, Expr max_value) {
         detail::set_param_range(*data_, std::move(min_value), std::move(max_value));
@@ -101,6 +107,9 @@ public:
      * match: CompileError otherwise). */
     void set(const Buffer<> &b);
     Buffer<> get() const;
+    /** Halide's estimates of the bound buffer's region, for its autoscheduler: one
+     * (min, extent) per dimension (CompileError otherwise), accepted and unused. */
+    void set_estimates(const std::vector<Range> &estimates);
 
     /** A Func wrapping the input, as Halide's ImageParam::in(): it takes the input's place
      * in every Func of the pipeline (but itself), so that it can be scheduled as a staging

@@ -5,6 +5,7 @@
 #include "lang/ImplicitVars.h"
 #include "lang/Scheduling.h"
 #include "lang/Validity.h"
+#include "tessera/RDom.h"
 #include "ir/Scalar.h"
 #include "tessera/IROperator.h"
 #include "tessera/Func.h"
@@ -84,6 +85,15 @@ ImageParam::ImageParam(Type t, int dimensions, const std::string &name)
     : data_(detail::make_input(t, dimensions, name)) {}
 
 void ImageParam::set(const Buffer<> &b) { detail::bind_input(*data_, b.data_handle()); }
+
+void ImageParam::set_estimates(const std::vector<tessera::Range> &estimates) {
+    if (int(estimates.size()) != dimensions())
+        throw CompileError("ImageParam \"" + name() + "\": set_estimates: " + std::to_string(estimates.size()) +
+                           " estimates for " + std::to_string(dimensions()) + " dimensions");
+    for (const tessera::Range &r : estimates)
+        if (!r.min.defined() || !r.extent.defined())
+            throw CompileError("ImageParam \"" + name() + "\": set_estimates: an estimate is undefined");
+}
 
 Buffer<> ImageParam::get() const { return Buffer<>(data_->bound); }
 

@@ -657,6 +657,29 @@ Func &Func::memoize() {
     return *this;
 }
 
+Func &Func::set_estimate(const Var &var, const Expr &min, const Expr &extent) {
+    const std::string text = "set_estimate(" + var.name() + ", ...)";
+    require_defined(data_, text);
+    pure_var_index(*data_, text, var);
+    check_startup(*data_, text, min, "estimated min");
+    check_startup(*data_, text, extent, "estimated extent");
+    return *this;  // for an autoscheduler: Tessera has none
+}
+
+Func &Func::set_estimates(const tessera::Region &estimates) {
+    require_defined(data_, "set_estimates");
+    if (estimates.size() != data_->args.size())
+        func_fail(*data_, "set_estimates", std::to_string(estimates.size()) + " estimates for " +
+                                               std::to_string(data_->args.size()) + " dimensions");
+    for (size_t i = 0; i < estimates.size(); i++) set_estimate(Var(data_->args[i]), estimates[i].min, estimates[i].extent);
+    return *this;
+}
+
+Func &Func::async() {
+    require_defined(data_, "async()");
+    return *this;  // computed synchronously, where the schedule places it
+}
+
 Func &Func::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset,
                      PrefetchBoundStrategy strategy) {
     (void)at, (void)from, (void)strategy;

@@ -221,7 +221,16 @@ TEST(HalideCompatibility, WhereValuesLive) {
     h(x, y) = g(x, y) + g(x + 1, y);
     g.compute_at(h, y).store_in(MemoryType::Stack);
     h.memoize().prefetch(g, y, y, 2).store_in(MemoryType::Heap);
-    expect_matches(h, {0, 0}, {29, 20}, "store_in, memoize and prefetch");
+    g.async();
+    h.set_estimate(x, 0, 29).set_estimates({{0, 29}, {0, 20}});
+    Param<float> gain("gain", 1.0f);
+    gain.set_estimate(2.0f);
+    ImageParam estimated(Float(32), 2, "estimated");
+    estimated.set_estimates({{0, 640}, {0, 480}});
+    expect_matches(h, {0, 0}, {29, 20}, "store_in, memoize, prefetch, async and estimates");
+    EXPECT_THROW(h.set_estimates({{0, 29}}), CompileError);         // one estimate per dimension
+    EXPECT_THROW(h.set_estimate(Var("q"), 0, 4), CompileError);       // not a dimension of h
+    EXPECT_THROW(estimated.set_estimates({{0, 640}}), CompileError);
     EXPECT_THROW(g.store_in(MemoryType::GPUShared), CompileError);
     Func other("other");
     other(x) = cast<float>(x);
