@@ -50,13 +50,13 @@ double median_ms(int runs, const std::function<void()> &f) {
     return t[t.size() / 2];
 }
 
-struct Pipeline {
+struct TimedPipeline {
     std::string name;
     Func output;
 };
 
 // Halide's blur app: a 3x3 box blur of a uint16 image, separable.
-Pipeline blur() {
+TimedPipeline blur() {
     ImageParam input(UInt(16), 2, "input");
     Var x("x"), y("y");
     Func blur_x("blur_x"), blur_y("blur_y");
@@ -66,7 +66,7 @@ Pipeline blur() {
 }
 
 // Halide's unsharp app: a Gaussian blur of the luminance, then a sharpening ratio.
-Pipeline unsharp() {
+TimedPipeline unsharp() {
     ImageParam input(Float(32), 3, "input");
     Var x("x"), y("y"), c("c");
     const float kSigma = 1.5f;
@@ -90,7 +90,7 @@ Pipeline unsharp() {
     return {"unsharp", output};
 }
 
-Pipeline histogram() {
+TimedPipeline histogram() {
     ImageParam input(UInt(8), 2, "input");
     RDom r(0, input.width(), 0, input.height(), "r");
     Var x("x");
@@ -100,7 +100,7 @@ Pipeline histogram() {
     return {"histogram", hist};
 }
 
-Pipeline matmul() {
+TimedPipeline matmul() {
     ImageParam a(Float(32), 2, "A"), b(Float(32), 2, "B");
     Var x("x"), y("y");
     RDom k(0, a.width(), "k");
@@ -112,9 +112,9 @@ Pipeline matmul() {
 
 // Deep pyramids, whose lowering must grow linearly with their levels: Halide's local
 // Laplacian (8 levels as in its app, and 12) and push-pull interpolation (10 levels).
-Pipeline local_laplacian_8() { return {"llap8", apps::make_local_laplacian(8).output}; }
-Pipeline local_laplacian_12() { return {"llap12", apps::make_local_laplacian(12).output}; }
-Pipeline interpolate_10() { return {"interp10", apps::make_interpolate(10).output}; }
+TimedPipeline local_laplacian_8() { return {"llap8", apps::make_local_laplacian(8).output}; }
+TimedPipeline local_laplacian_12() { return {"llap12", apps::make_local_laplacian(12).output}; }
+TimedPipeline interpolate_10() { return {"interp10", apps::make_interpolate(10).output}; }
 
 }  // namespace
 
@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     std::printf("%-10s %10s %10s %10s %12s %18s %8s\n", "pipeline", "lower ms", "emit ms", "cc cold ms", "jit warm ms",
                 "compile_jit warm", "C lines");
     for (auto make : {blur, unsharp, histogram, matmul, local_laplacian_8, local_laplacian_12, interpolate_10}) {
-        Pipeline p = make();
+        TimedPipeline p = make();
         const double lower_ms = median_ms(runs, [&] { lower::lower(p.output.data()); });
         const ir::LoweredPipeline lowered = lower::lower(p.output.data());
         std::string source;
