@@ -252,6 +252,14 @@ g.fold_storage(y, 4, false)
 }
 
 // The bit counts by name: printed and parsed back, and compiled, against counts made here.
+/** `src` parsed as `file`, after checking that its printed form parses back to itself. */
+Program parsed_round_trip(const std::string &src, const std::string &file) {
+    Program p = parse_program(src, file);
+    const std::string printed = print_program(p);
+    EXPECT_EQ(print_program(parse_program(printed, "printed")), printed) << file;
+    return p;
+}
+
 /** `src` (as bad.tsr) is a CompileError placed on its first line, whose message says `text`. */
 void expect_rejected(const std::string &src, const std::string &text) {
     try {
@@ -269,9 +277,7 @@ TEST(TsrLanguage, BitCounts) {
 output f
 f.vectorize(x, 8)
 )";
-    Program p = parse_program(src, "bits.tsr");
-    const std::string printed = print_program(p);
-    EXPECT_EQ(print_program(parse_program(printed, "printed")), printed);
+    Program p = parsed_round_trip(src, "bits.tsr");
     Buffer<int16_t> out = p.output.realize({70});
     for (int x = 0; x < 70; x++) {
         const uint16_t v = uint16_t(int16_t(x - 3));
@@ -293,9 +299,7 @@ TEST(TsrLanguage, FastMath) {
 output f
 f.vectorize(x, 8)
 )";
-    Program p = parse_program(src, "fast.tsr");
-    const std::string printed = print_program(p);
-    EXPECT_EQ(print_program(parse_program(printed, "printed")), printed);
+    Program p = parsed_round_trip(src, "fast.tsr");
     Var x("x");
     Func g("g");
     Expr xf = cast<float>(x);
