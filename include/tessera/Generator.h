@@ -60,8 +60,6 @@ GeneratorBase *generator_under_construction();
 void register_param(GeneratorParamBase *p);
 void register_input(const std::string &name, std::function<Argument()> argument);
 void register_output(Func *f, const std::string &name, Type type, int dimensions);
-/** A scalar type from its name as Type::to_string writes it (uint8, int32, float32, bool). */
-bool parse_type_name(const std::string &text, Type &out);
 
 template<typename T>
 bool parse_value(const std::string &text, T &out) {
@@ -74,7 +72,7 @@ bool parse_value(const std::string &text, T &out) {
         out = text;
         return true;
     } else if constexpr (std::is_same_v<T, Type>) {
-        return parse_type_name(text, out);
+        return type_from_name(text, out);
     } else {
         std::istringstream in(text);
         T v{};

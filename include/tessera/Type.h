@@ -56,6 +56,11 @@ constexpr Type UInt(int bits, int lanes = 1) { return Type(TypeCode::UInt, bits,
 constexpr Type Float(int bits, int lanes = 1) { return Type(TypeCode::Float, bits, lanes); }
 constexpr Type Bool(int lanes = 1) { return Type(TypeCode::Bool, 1, lanes); }
 
+/** The scalar type named as Type::to_string writes it ("uint8", "int32", "float32",
+ * "bool"), into `t`; false for any other name (the .tsr language's and the Generators'
+ * type names). */
+bool type_from_name(const std::string &name, Type &t);
+
 /** The Tessera type of a C++ scalar type. */
 template<typename T>
 constexpr Type type_of() {

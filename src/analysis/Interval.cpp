@@ -700,7 +700,7 @@ private:
             // Values of Funcs and images are not analysed.
             return full(t);
         }
-        if (op->op == Intrinsic::Print || op->op == Intrinsic::Require) return get(op->args[1]);  // its value
+        if (has_effect(op->op)) return get(op->args[1]);  // its value
         std::vector<Interval> args;
         bool all_points = true;
         for (const Expr &a : op->args) {

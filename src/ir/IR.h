@@ -224,6 +224,10 @@ enum class Intrinsic : uint8_t {
 
 const char *intrinsic_name(Intrinsic op);
 
+/** print_when and require: the intrinsics with an effect, each (condition, value, parts...)
+ * and worth its value operand (args[1]) as a value. */
+inline bool has_effect(Intrinsic op) { return op == Intrinsic::Print || op == Intrinsic::Require; }
+
 struct Call : ExprNodeOf<Call, ExprKind::Call> {
     std::string name;
     std::vector<Expr> args;

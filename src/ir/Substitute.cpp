@@ -142,7 +142,7 @@ bool has_side_effects(const Expr &e) {
         bool found = false;
         using IRVisitor::include;
         void visit(const Call *op) override {
-            found = found || (op->call_kind == CallKind::Intrinsic && (op->op == Intrinsic::Print || op->op == Intrinsic::Require));
+            found = found || (op->call_kind == CallKind::Intrinsic && has_effect(op->op));
             if (!found) IRVisitor::visit(op);
         }
     } f;

@@ -1,5 +1,7 @@
 #include "tessera/Type.h"
 
+#include <map>
+
 #include "ir/Check.h"
 
 namespace tessera {
@@ -50,6 +52,18 @@ void throw_internal_error(const char *file, int line, const std::string &msg) {
     auto pos = f.rfind("/src/");
     if (pos != std::string::npos) f = f.substr(pos + 1);
     throw InternalError("Internal error at " + f + ":" + std::to_string(line) + ": " + msg);
+}
+
+bool type_from_name(const std::string &name, Type &t) {
+    static const std::map<std::string, Type> types = {
+        {"bool", Bool()},      {"int8", Int(8)},     {"int16", Int(16)},    {"int32", Int(32)},
+        {"int64", Int(64)},    {"uint8", UInt(8)},   {"uint16", UInt(16)},  {"uint32", UInt(32)},
+        {"uint64", UInt(64)},  {"float32", Float(32)}, {"float64", Float(64)},
+    };
+    auto it = types.find(name);
+    if (it == types.end()) return false;
+    t = it->second;
+    return true;
 }
 
 }  // namespace tessera

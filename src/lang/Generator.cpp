@@ -64,16 +64,6 @@ void register_output(Func *f, const std::string &name, Type type, int dimensions
     g.outputs_.push_back({f, name, type, dimensions});
 }
 
-bool parse_type_name(const std::string &text, Type &out) {
-    for (Type t : {Bool(), UInt(8), UInt(16), UInt(32), UInt(64), Int(8), Int(16), Int(32), Int(64), Float(32), Float(64)}) {
-        if (t.to_string() == text) {
-            out = t;
-            return true;
-        }
-    }
-    return false;
-}
-
 }  // namespace detail
 
 GeneratorBase::GeneratorBase() { constructing = this; }

@@ -423,30 +423,32 @@ namespace detail {
 
 Expr print_part(const std::string &text) { return StringImm::make(text); }
 
-Expr make_print(Expr condition, std::vector<Expr> parts) {
-    require_defined(condition, "print_when");
+namespace {
+/** op(condition, value, parts...) of print_when or require, once `parts` starts with a
+ * value (the callers check that, with their own messages). */
+Expr effect_call(Intrinsic op, const char *name, const char *condition_of, Expr condition, std::vector<Expr> parts) {
+    require_defined(condition, condition_of);
     if (!condition.type().is_bool())
-        user_error("The condition of print_when must be a boolean, got " + condition.type().to_string());
+        user_error(std::string("The condition of ") + condition_of + " must be a boolean, got " + condition.type().to_string());
+    for (const Expr &p : parts) require_defined(p, name);
+    const Type t = parts[0].type();
+    parts.insert(parts.begin(), std::move(condition));
+    return Call::make_intrinsic(t, op, std::move(parts));
+}
+}  // namespace
+
+Expr make_print(Expr condition, std::vector<Expr> parts) {
     if (parts.empty() || !parts[0].defined()) user_error("print needs a value to return (its first argument)");
     if (as<StringImm>(parts[0]))
         user_error("print returns its first argument, which must be a value, not the text \"" + as<StringImm>(parts[0])->value +
                    "\" (print(x, \"text\") prints both)");
-    for (const Expr &p : parts) require_defined(p, "print");
-    const Type t = parts[0].type();
-    parts.insert(parts.begin(), std::move(condition));
-    return Call::make_intrinsic(t, Intrinsic::Print, std::move(parts));
+    return effect_call(Intrinsic::Print, "print", "print_when", std::move(condition), std::move(parts));
 }
 
 Expr make_require(Expr condition, std::vector<Expr> parts) {
-    require_defined(condition, "require");
-    if (!condition.type().is_bool())
-        user_error("The condition of require must be a boolean, got " + condition.type().to_string());
     if (parts.empty() || !parts[0].defined() || as<StringImm>(parts[0]))
         user_error("require needs the value to return after its condition (require(condition, value, message...))");
-    for (const Expr &p : parts) require_defined(p, "require");
-    const Type t = parts[0].type();
-    parts.insert(parts.begin(), std::move(condition));
-    return Call::make_intrinsic(t, Intrinsic::Require, std::move(parts));
+    return effect_call(Intrinsic::Require, "require", "require", std::move(condition), std::move(parts));
 }
 
 }  // namespace detail

@@ -66,7 +66,7 @@ bool shareable(const Expr &e) {
     case ExprKind::Call: {
         // Each print is its own evaluation.
         const Call *c = as<Call>(e);
-        return !(c->call_kind == CallKind::Intrinsic && (c->op == Intrinsic::Print || c->op == Intrinsic::Require));
+        return !(c->call_kind == CallKind::Intrinsic && has_effect(c->op));
     }
     default: return true;
     }

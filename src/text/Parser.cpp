@@ -35,19 +35,6 @@ struct ParseError {
     std::string message;
 };
 
-/** The element types by .tsr name. */
-bool type_from_name(const std::string &n, Type &t) {
-    static const std::map<std::string, Type> types = {
-        {"bool", Bool()},      {"int8", Int(8)},     {"int16", Int(16)},    {"int32", Int(32)},
-        {"int64", Int(64)},    {"uint8", UInt(8)},   {"uint16", UInt(16)},  {"uint32", UInt(32)},
-        {"uint64", UInt(64)},  {"float32", Float(32)}, {"float64", Float(64)},
-    };
-    auto it = types.find(n);
-    if (it == types.end()) return false;
-    t = it->second;
-    return true;
-}
-
 TailStrategy tail_from_name(const std::string &n, bool &ok) {
     ok = true;
     if (n == "Auto") return TailStrategy::Auto;

@@ -330,7 +330,7 @@ private:
                 }
                 throw Unsupported("the input " + c->name + " is not an argument of the pipeline");
             }
-            if (c->call_kind == CallKind::Intrinsic && (c->op == Intrinsic::Print || c->op == Intrinsic::Require))
+            if (c->call_kind == CallKind::Intrinsic && has_effect(c->op))
                 return encode(c->args[1], env);  // its value (a print's line is not checked; a
                                                  // require's condition is an assertion of the code)
             if (c->call_kind == CallKind::Intrinsic) {
