@@ -1,6 +1,6 @@
 # The layers of src/ (docs/architecture.md), enforced by the build.
 #
-#   ir -> semantics -> analysis -> lower -> codegen -> driver -> lang -> text
+#   ir -> semantics -> analysis -> lower -> codegen -> driver -> lang -> text, atl
 #                                       \-> validate (optional) -/
 #
 # Each folder of src/ is one OBJECT library, tessera_<layer>, compiled with only the

@@ -3,6 +3,7 @@
 // The umbrella header: include this and use namespace tessera.
 
 #include "tessera/Argument.h"
+#include "tessera/Atl.h"
 #include "tessera/BoundaryConditions.h"
 #include "tessera/Buffer.h"
 #include "tessera/Error.h"

@@ -1,0 +1,241 @@
+#pragma once
+// ATL, Tessera's functional tensor front-end (docs/atl.md): a tensor program is one pure
+// expression built from comprehensions (`gen`), reductions (`sum`), guards, `let` and
+// scalar arithmetic, plus reshape operators (`concat`, `flatten`, `split`, `transpose`,
+// `trunc_l`/`trunc_r`, `pad_l`/`pad_r`) that compute nothing: lowering turns them into
+// changes of the index each value is stored at.
+//
+// Every tensor cell holds a real number or the pad value `()`, which a false guard, a pad,
+// an empty sum and the tail of a split produce and which reads as 0. The pad check
+// (check_pads) proves that every truncation removes only pad cells, the condition under
+// which lowering is correct; programs that fail it are rejected with a CompileError.
+//
+//     using namespace tessera::atl;
+//     Array A("A", {M, K}), B("B", {K, N});
+//     Index i("i"), j("j"), k("k");
+//     Tensor matmul = gen(i, M, gen(j, N, sum(k, K, A(i, k) * B(k, j))));
+//     Program p(matmul);                 // pad check, then lowering by reindexers
+//     Value c = p.run({{"A", a}, {"B", b}});
+//
+// Shapes are static: loop bounds, split factors and pad and truncation amounts are
+// integer constants, checked when each expression is built, with errors that name the
+// operator, the dimension and the sizes.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/Func.h"
+#include "tessera/Param.h"
+#include "tessera/RDom.h"
+
+namespace tessera::atl {
+
+namespace detail {
+struct IndexNode;
+struct CondNode;
+struct TensorNode;
+struct ArrayData;
+}  // namespace detail
+
+/** An integer index expression: constants, loop variables, `+`, `-`, `*`, floor division
+ * `/`, `ceil_div` and `%` (both by positive constants). */
+class Index {
+public:
+    Index(int64_t constant);  // NOLINT: integers are indices
+    Index(int constant) : Index(int64_t(constant)) {}  // NOLINT
+    /** The loop variable `name`, bound by an enclosing gen or sum. */
+    explicit Index(const std::string &name);
+    explicit Index(const char *name) : Index(std::string(name)) {}
+    explicit Index(std::shared_ptr<const detail::IndexNode> n) : node_(std::move(n)) {}
+
+    /** The variable's name (empty unless this index is a variable). */
+    const std::string &name() const;
+    std::string to_string() const;
+    const std::shared_ptr<const detail::IndexNode> &node() const { return node_; }
+
+private:
+    std::shared_ptr<const detail::IndexNode> node_;
+};
+
+Index operator+(const Index &a, const Index &b);
+Index operator-(const Index &a, const Index &b);
+Index operator*(const Index &a, const Index &b);
+/** Floor division by a positive constant. */
+Index operator/(const Index &a, const Index &b);
+/** The remainder of floor division by a positive constant (never negative). */
+Index operator%(const Index &a, const Index &b);
+/** Ceiling division by a positive constant. */
+Index ceil_div(const Index &a, const Index &b);
+
+/** A guard condition: comparisons of indices joined by `&&`. */
+class Cond {
+public:
+    explicit Cond(std::shared_ptr<const detail::CondNode> n) : node_(std::move(n)) {}
+    std::string to_string() const;
+    const std::shared_ptr<const detail::CondNode> &node() const { return node_; }
+
+private:
+    std::shared_ptr<const detail::CondNode> node_;
+};
+
+Cond operator<(const Index &a, const Index &b);
+Cond operator<=(const Index &a, const Index &b);
+Cond operator>(const Index &a, const Index &b);
+Cond operator>=(const Index &a, const Index &b);
+Cond operator==(const Index &a, const Index &b);
+Cond operator&&(const Cond &a, const Cond &b);
+
+/** An ATL expression: a tensor of a static shape (outermost dimension first); a scalar
+ * has the shape []. */
+class Tensor {
+public:
+    /** A real literal (a scalar). */
+    Tensor(double literal);  // NOLINT: numbers are scalar expressions
+    Tensor(float literal) : Tensor(double(literal)) {}  // NOLINT
+    Tensor(int literal) : Tensor(double(literal)) {}  // NOLINT
+    explicit Tensor(std::shared_ptr<const detail::TensorNode> n) : node_(std::move(n)) {}
+
+    const std::vector<int64_t> &shape() const;
+    /** The program in the text form of docs/atl.md. */
+    std::string to_string() const;
+    const std::shared_ptr<const detail::TensorNode> &node() const { return node_; }
+
+private:
+    std::shared_ptr<const detail::TensorNode> node_;
+};
+
+/** Scalar arithmetic (on scalar expressions: reads, literals and their arithmetic). */
+Tensor operator+(const Tensor &a, const Tensor &b);
+Tensor operator-(const Tensor &a, const Tensor &b);
+Tensor operator*(const Tensor &a, const Tensor &b);
+Tensor operator/(const Tensor &a, const Tensor &b);
+/** An index's value as a real (a scalar expression). */
+Tensor real(const Index &i);
+
+/** A named tensor that expressions read: a program input, or the name a let binds. */
+class Array {
+public:
+    /** An input of the given shape (every extent at least 0). */
+    Array(const std::string &name, const std::vector<int64_t> &shape);
+    explicit Array(std::shared_ptr<const detail::ArrayData> d) : data_(std::move(d)) {}
+
+    const std::string &name() const;
+    const std::vector<int64_t> &shape() const;
+    /** The scalar read of one element; one index per dimension. */
+    Tensor operator()(const std::vector<Index> &indices) const;
+    template<typename... Is>
+    Tensor operator()(const Is &...indices) const {
+        return (*this)(std::vector<Index>{Index(indices)...});
+    }
+    const std::shared_ptr<const detail::ArrayData> &data() const { return data_; }
+
+private:
+    std::shared_ptr<const detail::ArrayData> data_;
+};
+
+/** ⊞_{i=lo}^{hi} body: the tensor of the body's values for i = lo .. hi-1 (hi >= lo). */
+Tensor gen(const Index &i, int64_t lo, int64_t hi, const Tensor &body);
+Tensor gen(const Index &i, int64_t n, const Tensor &body);
+/** Σ_{i=lo}^{hi} body: the element-wise sum over i = lo .. hi-1 (all pad when empty). */
+Tensor sum(const Index &i, int64_t lo, int64_t hi, const Tensor &body);
+Tensor sum(const Index &i, int64_t n, const Tensor &body);
+/** [p]·body: the body where p holds, all pad where it does not. */
+Tensor guard(const Cond &p, const Tensor &body);
+/** let name := value in body(name). */
+Tensor let(const std::string &name, const Tensor &value, const std::function<Tensor(const Array &)> &body);
+/** a ++ b along the outermost dimension (the other dimensions must agree). */
+Tensor concat(const Tensor &a, const Tensor &b);
+/** Merges the two outermost dimensions, row-major. */
+Tensor flatten(const Tensor &e);
+/** Cuts the outermost dimension into rows of k (k > 0); the last row is padded. */
+Tensor split(int64_t k, const Tensor &e);
+/** Swaps the two outermost dimensions. */
+Tensor transpose(const Tensor &e);
+/** Drops the first / last k elements of the outermost dimension. */
+Tensor trunc_l(int64_t k, const Tensor &e);
+Tensor trunc_r(int64_t k, const Tensor &e);
+/** Adds k pad elements before / after the outermost dimension. */
+Tensor pad_l(int64_t k, const Tensor &e);
+Tensor pad_r(int64_t k, const Tensor &e);
+
+/** A tensor value: its shape, its elements row-major (the last dimension innermost) and,
+ * per element, whether it is the pad value `()` (whose number is then 0). */
+struct Value {
+    std::vector<int64_t> shape;
+    std::vector<double> data;
+    std::vector<uint8_t> pad;
+
+    Value() = default;
+    /** A value of this shape, every element `fill` (not pad). */
+    explicit Value(std::vector<int64_t> shape, double fill = 0.0);
+    int64_t size() const { return int64_t(data.size()); }
+    /** The element at a full index (outermost first). */
+    double at(const std::vector<int64_t> &index) const;
+    bool is_pad(const std::vector<int64_t> &index) const;
+    int64_t offset(const std::vector<int64_t> &index) const;
+};
+using Inputs = std::map<std::string, Value>;
+
+/** The reference interpreter: the meaning of an ATL program (over the reals, computed in
+ * double precision), with pad values. Every loop variable must be bound, every array read
+ * in its bounds and every input given with its declared shape (RuntimeError otherwise). */
+Value evaluate(const Tensor &program, const Inputs &inputs = {});
+
+/** A pad type Pad(k, l, π1, r, π2, c) (docs/atl.md): the first k and the last c elements
+ * are entirely pad; the l elements after the first k have type π1, the r elements before
+ * the last c have type π2. Scal(true) is the pad value, Scal(false) any scalar. */
+struct PadType {
+    bool scalar = false;
+    bool is_pad = false;  // Scal(true)
+    int64_t k = 0, l = 0, r = 0, c = 0;
+    std::shared_ptr<const PadType> pi1, pi2;
+    std::string to_string() const;
+};
+
+/** The pad type of a program, after proving that every truncation in it removes only
+ * pad cells, under every value of the loop variables around it. A truncation that cuts
+ * live data is a CompileError naming the operator, the dimension, the cells it would drop
+ * and the pad it has. */
+PadType check_pads(const Tensor &program);
+
+/** A program lowered into Tessera (docs/atl.md, "Lowering"): one Func per let and one for
+ * the result, each defined as 0 (the pad value's storage) and then, per scalar leaf of the
+ * expression in program order, one update that stores the leaf's value at the index the
+ * reindexers compute, over a reduction domain of the loops around it. The Funcs can be
+ * scheduled as any Tessera pipeline; run compiles it (JIT) and runs it. */
+class Program {
+public:
+    /** Checks names and pads (CompileError), then lowers. */
+    explicit Program(const Tensor &program, const std::string &name = "atl");
+
+    const Tensor &expression() const;
+    const PadType &pad_type() const;
+    /** The Func computing the result (dimension 0 is the tensor's innermost dimension). */
+    Func output() const;
+    /** The Func computing a let-bound tensor. */
+    Func let_func(const std::string &name) const;
+    /** The inputs in order of first read, and the ImageParam each becomes. */
+    const std::vector<Array> &inputs() const;
+    ImageParam input_param(const std::string &name) const;
+    /** The number of updates of Func f (the output or a let) and the RVar of update
+     * `update` that is the loop variable `var` (CompileError if there is none). */
+    int updates(const Func &f) const;
+    RVar loop(const Func &f, int update, const std::string &var) const;
+
+    /** Compiles (JIT) and runs on these inputs; pad cells of the result read 0 and are
+     * marked pad exactly where the pad check says they are. */
+    Value run(const Inputs &inputs) const;
+    /** The reference interpreter on the same program. */
+    Value run_reference(const Inputs &inputs) const;
+
+    struct Data;
+
+private:
+    std::shared_ptr<Data> data_;
+};
+
+}  // namespace tessera::atl

@@ -1,0 +1,398 @@
+// Lowering ATL by reindexers (docs/atl.md, "Lowering"; the destination-passing lowering of
+// the seed's Fig. 3) into Tessera Funcs.
+//
+// Lowering descends the expression with a destination (a Func), a store mode (`=`, or
+// `+=` under a sum), the loops and guards around the current node, and a reindexer θ:
+// the function from the index of a cell of the current subexpression to the index of the
+// destination's cell that holds it. A gen conses its variable onto the index; a reshape
+// operator composes its own reindexer below θ and generates nothing. At each scalar leaf,
+// θ([]) is the destination index, and the leaf becomes one update definition of the
+// destination: `dest(θ([])) = value` (or `+=`) over a reduction domain of the loops around
+// the leaf (the outermost loop outermost), restricted by the guards. Every destination is
+// first defined as 0, the storage of the pad value (the seed's calloc).
+//
+// A let becomes a Func of its own, computed at the root, with one extra dimension per loop
+// variable around the let that its value or the guards around it mention (the seed
+// allocates the let per iteration of those loops).
+
+#include <algorithm>
+#include <climits>
+
+#include "atl/PadCheck.h"
+#include "atl/Tree.h"
+#include "tessera/Buffer.h"
+#include "tessera/Error.h"
+#include "tessera/IROperator.h"
+
+namespace tessera::atl {
+
+using namespace detail;
+
+namespace {
+
+/** One entry of a destination index: the coordinate and the extent of its dimension. */
+struct Entry {
+    Expr index;
+    int64_t extent;
+};
+using IndexList = std::vector<Entry>;
+
+/** One step of a reindexer: a reshape's reindexer, or a gen consing its variable. */
+struct Step {
+    TensorOp op;     // Gen for a cons
+    int64_t k = 0;   // the reshape's amount; a cons's extent
+    std::string var; // a cons's variable
+    int64_t lo = 0;  // a cons's lower bound
+};
+
+/** θ: steps outermost first; applied to an index innermost step first (θ ∘ θ_R applies
+ * θ_R, the step pushed last, first). */
+using Reindexer = std::vector<Step>;
+
+Expr int_constant(int64_t v, const char *what) {
+    if (v < INT32_MIN || v > INT32_MAX)
+        throw CompileError(std::string("ATL: ") + what + " " + std::to_string(v) + " does not fit in 32 bits");
+    return Expr(int32_t(v));
+}
+
+struct Loop {
+    std::string var;
+    int64_t lo, hi;
+};
+
+struct Destination {
+    Func func;
+    int rank = 0;                     // the tensor's dimensions
+    std::vector<std::string> captured;  // the loop variables that are extra dimensions
+};
+
+struct LetInfo {
+    Destination dest;
+};
+
+struct UpdateInfo {
+    RDom domain;
+    std::vector<std::string> vars;  // per RDom dimension (r.x first): its ATL variable
+};
+
+}  // namespace
+
+struct Program::Data {
+    Tensor expression{0.0};
+    PadType pad_type;
+    std::vector<uint8_t> pad_cells;
+    Func output;
+    std::map<std::string, Func> lets;
+    std::vector<Array> inputs;
+    std::map<std::string, ImageParam> params;
+    std::map<const ir::FunctionData *, std::vector<UpdateInfo>> updates;
+};
+
+namespace {
+
+class Lowering {
+public:
+    explicit Lowering(Program::Data &d) : data_(d) {}
+
+    void lower_program(const TensorNode &e, const std::string &name) {
+        Destination out;
+        out.func = Func(name);
+        out.rank = int(e.shape.size());
+        define_zero(out, e.shape);
+        data_.output = out.func;
+        lower(e, out, false, {}, {}, {});
+    }
+
+private:
+    void define_zero(Destination &d, const std::vector<int64_t> &) {
+        std::vector<Var> vars;
+        for (int i = 0; i < d.rank + int(d.captured.size()); i++) vars.push_back(Var("d" + std::to_string(i)));
+        std::vector<Expr> args(vars.begin(), vars.end());
+        d.func(args) = Expr(0.0f);
+    }
+
+    void lower(const TensorNode &e, const Destination &dest, bool accumulate, Reindexer theta,
+               std::vector<Loop> loops, std::vector<std::shared_ptr<const CondNode>> guards) {
+        switch (e.op) {
+        case TensorOp::Gen:
+            if (e.extent() == 0) return;
+            theta.push_back(Step{TensorOp::Gen, e.hi - e.lo, e.var, e.lo});
+            loops.push_back(Loop{e.var, e.lo, e.hi});
+            lower(*e.a, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
+            return;
+        case TensorOp::Sum:
+            if (e.extent() == 0) return;  // all pad: the destination's zeros
+            loops.push_back(Loop{e.var, e.lo, e.hi});
+            lower(*e.a, dest, true, std::move(theta), std::move(loops), std::move(guards));
+            return;
+        case TensorOp::Guard:
+            guards.push_back(e.cond);
+            lower(*e.a, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
+            return;
+        case TensorOp::Let: lower_let(e, dest, accumulate, std::move(theta), std::move(loops), std::move(guards)); return;
+        case TensorOp::Concat: {
+            int64_t n1 = e.a->shape[0], n2 = e.b->shape[0];
+            Reindexer left = theta, right = theta;
+            left.push_back(Step{TensorOp::PadR, n2, {}, 0});
+            right.push_back(Step{TensorOp::PadL, n1, {}, 0});
+            lower(*e.a, dest, accumulate, std::move(left), loops, guards);
+            lower(*e.b, dest, accumulate, std::move(right), std::move(loops), std::move(guards));
+            return;
+        }
+        case TensorOp::Flatten:
+        case TensorOp::Split:
+        case TensorOp::Transpose:
+        case TensorOp::TruncL:
+        case TensorOp::TruncR:
+        case TensorOp::PadL:
+        case TensorOp::PadR:
+            theta.push_back(Step{e.op, e.k, {}, 0});
+            lower(*e.a, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
+            return;
+        default: leaf(e, dest, accumulate, theta, loops, guards); return;
+        }
+    }
+
+    void lower_let(const TensorNode &e, const Destination &dest, bool accumulate, Reindexer theta,
+                   std::vector<Loop> loops, std::vector<std::shared_ptr<const CondNode>> guards) {
+        // The loop variables the let's value depends on: those it mentions and those of the
+        // guards around it.
+        std::set<std::string> mentioned;
+        mentions(*e.a, mentioned);
+        for (const auto &g : guards) cond_variables(*g, mentioned);
+        Destination x;
+        x.func = Func(e.array->name);
+        x.rank = int(e.a->shape.size());
+        std::vector<Loop> around;
+        for (const Loop &l : loops)
+            if (mentioned.count(l.var)) {
+                x.captured.push_back(l.var);
+                around.push_back(l);
+            }
+        define_zero(x, e.a->shape);
+        x.func.compute_root();
+        data_.lets[e.array->name] = x.func;
+        lets_[e.array.get()] = x;
+        lower(*e.a, x, false, {}, around, guards);
+        lower(*e.b, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
+    }
+
+    /** The loop variables an expression mentions in indices, guards and reads. */
+    static void mentions(const TensorNode &e, std::set<std::string> &out) {
+        if (e.op == TensorOp::Guard) cond_variables(*e.cond, out);
+        for (const Index &z : e.indices) index_variables(*z.node(), out);
+        if (e.op == TensorOp::IndexValue) index_variables(*e.index.node(), out);
+        if (e.a) mentions(*e.a, out);
+        if (e.b) mentions(*e.b, out);
+    }
+
+    static IndexList apply(const Reindexer &theta, std::map<std::string, Expr> &vars) {
+        IndexList idx;
+        for (auto s = theta.rbegin(); s != theta.rend(); ++s) {
+            switch (s->op) {
+            case TensorOp::Gen: idx.insert(idx.begin(), Entry{vars.at(s->var) - int_constant(s->lo, "a loop bound"), s->k}); break;
+            case TensorOp::Flatten: {
+                Entry a = idx[0], b = idx[1];
+                idx.erase(idx.begin());
+                idx[0] = Entry{a.index * int_constant(b.extent, "an extent") + b.index, a.extent * b.extent};
+                break;
+            }
+            case TensorOp::Transpose: std::swap(idx[0], idx[1]); break;
+            case TensorOp::Split: {
+                Entry a = idx[0];
+                Expr k = int_constant(s->k, "a split factor");
+                idx[0] = Entry{a.index % k, s->k};
+                idx.insert(idx.begin(), Entry{a.index / k, (a.extent + s->k - 1) / s->k});
+                break;
+            }
+            case TensorOp::TruncR: idx[0].extent -= s->k; break;
+            case TensorOp::TruncL:
+                idx[0] = Entry{idx[0].index - int_constant(s->k, "a truncation"), idx[0].extent - s->k};
+                break;
+            case TensorOp::PadR: idx[0].extent += s->k; break;
+            case TensorOp::PadL:
+                idx[0] = Entry{idx[0].index + int_constant(s->k, "a pad"), idx[0].extent + s->k};
+                break;
+            default: throw InternalError(std::string("ATL: no reindexer for ") + op_name(s->op));
+            }
+        }
+        return idx;
+    }
+
+    Expr index(const IndexNode &z, const std::map<std::string, Expr> &vars) {
+        switch (z.op) {
+        case IndexOp::Constant: return int_constant(z.value, "the index constant");
+        case IndexOp::Variable: return vars.at(z.name);
+        default: break;
+        }
+        Expr a = index(*z.a, vars), b = index(*z.b, vars);
+        switch (z.op) {
+        case IndexOp::Add: return a + b;
+        case IndexOp::Sub: return a - b;
+        case IndexOp::Mul: return a * b;
+        case IndexOp::Div: return a / b;  // by a positive constant: Euclidean is floor
+        case IndexOp::Mod: return a % b;
+        case IndexOp::CeilDiv: return (a + (b - 1)) / b;
+        default: return Expr();
+        }
+    }
+
+    Expr cond(const CondNode &p, const std::map<std::string, Expr> &vars) {
+        switch (p.op) {
+        case CondOp::And: return cond(*p.left, vars) && cond(*p.right, vars);
+        case CondOp::Lt: return index(*p.a.node(), vars) < index(*p.b.node(), vars);
+        case CondOp::Le: return index(*p.a.node(), vars) <= index(*p.b.node(), vars);
+        case CondOp::Eq: return index(*p.a.node(), vars) == index(*p.b.node(), vars);
+        }
+        return Expr();
+    }
+
+    Expr scalar(const TensorNode &e, const std::map<std::string, Expr> &vars) {
+        switch (e.op) {
+        case TensorOp::Literal: return Expr(float(e.literal));
+        case TensorOp::IndexValue: return cast(Float(32), index(*e.index.node(), vars));
+        case TensorOp::Add: return scalar(*e.a, vars) + scalar(*e.b, vars);
+        case TensorOp::Sub: return scalar(*e.a, vars) - scalar(*e.b, vars);
+        case TensorOp::Mul: return scalar(*e.a, vars) * scalar(*e.b, vars);
+        case TensorOp::Div: return scalar(*e.a, vars) / scalar(*e.b, vars);
+        case TensorOp::Read: {
+            // Under a guard, a read may fall outside its array where the guard is false: the
+            // update never runs there, but bounds inference does not narrow a reduction
+            // domain by its `where` predicates, so such reads are clamped into the array
+            // (which changes nothing where the guard holds: the read is in bounds there).
+            std::vector<Expr> args;
+            for (size_t d = e.indices.size(); d-- > 0;) {
+                Expr z = index(*e.indices[d].node(), vars);
+                if (guarded_) z = clamp(z, 0, int_constant(std::max<int64_t>(e.array->shape[d] - 1, 0), "an extent"));
+                args.push_back(z);
+            }
+            if (e.array->input) return data_.params.at(e.array->name)(args);
+            const Destination &x = lets_.at(e.array.get());
+            for (const std::string &v : x.captured) args.push_back(vars.at(v));
+            return x.func(args);
+        }
+        default: throw InternalError(std::string("ATL: ") + op_name(e.op) + " is not a scalar expression");
+        }
+    }
+
+    void leaf(const TensorNode &e, const Destination &dest, bool accumulate, const Reindexer &theta,
+              const std::vector<Loop> &loops, const std::vector<std::shared_ptr<const CondNode>> &guards) {
+        std::map<std::string, Expr> vars;
+        UpdateInfo info;
+        if (!loops.empty()) {
+            Region region;
+            for (auto l = loops.rbegin(); l != loops.rend(); ++l) {
+                region.push_back(Range(int_constant(l->lo, "a loop bound"), int_constant(l->hi - l->lo, "a loop extent")));
+                info.vars.push_back(l->var);
+            }
+            info.domain = RDom(region, dest.func.name() + "_" + std::to_string(dest.func.num_update_definitions()));
+            for (size_t i = 0; i < info.vars.size(); i++) {
+                info.domain.data()->dims[i].name = info.vars[i];
+                vars[info.vars[i]] = info.domain[int(i)];
+            }
+        }
+        Expr where;
+        for (const auto &g : guards) {
+            Expr c = cond(*g, vars);
+            where = where.defined() ? (where && c) : c;
+        }
+        if (where.defined()) {
+            if (loops.empty()) {  // a guard on no variable: decided now
+                if (!evaluate_cond(*guards[0], {})) return;
+                for (const auto &g : guards)
+                    if (!evaluate_cond(*g, {})) return;
+            } else {
+                info.domain.where(where);
+            }
+        }
+        IndexList idx = apply(theta, vars);
+        std::vector<Expr> coords;
+        for (auto c = idx.rbegin(); c != idx.rend(); ++c) coords.push_back(c->index);
+        for (const std::string &v : dest.captured) coords.push_back(vars.at(v));
+        guarded_ = !guards.empty();
+        Expr value = scalar(e, vars);
+        if (accumulate) dest.func(coords) += value;
+        else dest.func(coords) = value;
+        data_.updates[dest.func.data().get()].push_back(std::move(info));
+    }
+
+    Program::Data &data_;
+    std::map<const ArrayData *, Destination> lets_;
+    bool guarded_ = false;  // the leaf being lowered is under a guard
+};
+
+}  // namespace
+
+Program::Program(const Tensor &program, const std::string &name) : data_(std::make_shared<Data>()) {
+    data_->expression = program;
+    for (const auto &a : check_names(*program.node())) {
+        data_->inputs.emplace_back(a);
+        data_->params.emplace(a->name, ImageParam(Float(32), int(a->shape.size()), a->name));
+    }
+    data_->pad_cells = pad_cells(*program.node());
+    data_->pad_type = pad_type_of(program.shape(), data_->pad_cells);
+    Lowering(*data_).lower_program(*program.node(), name);
+}
+
+const Tensor &Program::expression() const { return data_->expression; }
+const PadType &Program::pad_type() const { return data_->pad_type; }
+Func Program::output() const { return data_->output; }
+
+Func Program::let_func(const std::string &name) const {
+    auto it = data_->lets.find(name);
+    if (it == data_->lets.end()) throw CompileError("ATL: the program has no let named " + name);
+    return it->second;
+}
+
+const std::vector<Array> &Program::inputs() const { return data_->inputs; }
+
+ImageParam Program::input_param(const std::string &name) const {
+    auto it = data_->params.find(name);
+    if (it == data_->params.end()) throw CompileError("ATL: the program reads no input named " + name);
+    return it->second;
+}
+
+int Program::updates(const Func &f) const {
+    auto it = data_->updates.find(f.data().get());
+    return it == data_->updates.end() ? 0 : int(it->second.size());
+}
+
+RVar Program::loop(const Func &f, int update, const std::string &var) const {
+    auto it = data_->updates.find(f.data().get());
+    if (it == data_->updates.end() || update < 0 || update >= int(it->second.size()))
+        throw CompileError("ATL: Func " + f.name() + " has no update " + std::to_string(update));
+    const UpdateInfo &u = it->second[size_t(update)];
+    for (size_t i = 0; i < u.vars.size(); i++)
+        if (u.vars[i] == var) return u.domain[int(i)];
+    throw CompileError("ATL: update " + std::to_string(update) + " of Func " + f.name() + " has no loop over " + var);
+}
+
+Value Program::run(const Inputs &inputs) const {
+    for (const Array &a : data_->inputs) {
+        auto it = inputs.find(a.name());
+        if (it == inputs.end()) throw RuntimeError("ATL: no value given for the input " + a.name());
+        const Value &v = it->second;
+        if (v.shape != a.shape())
+            throw RuntimeError("ATL: the input " + a.name() + " is declared of shape " + shape_text(a.shape()) +
+                               " but the value given has shape " + shape_text(v.shape));
+        std::vector<int> sizes(a.shape().rbegin(), a.shape().rend());
+        Buffer<float> b(sizes, a.name());
+        float *host = b.data();
+        for (size_t i = 0; i < v.data.size(); i++) host[i] = float(v.data[i]);
+        data_->params.at(a.name()).set(b);
+    }
+    const std::vector<int64_t> &shape = data_->expression.shape();
+    std::vector<int> sizes(shape.rbegin(), shape.rend());
+    Buffer<float> out(data_->output.realize(sizes));
+    Value result(shape);
+    const float *host = out.data();
+    for (size_t i = 0; i < result.data.size(); i++) {
+        result.data[i] = host[i];
+        result.pad[i] = data_->pad_cells[i];
+    }
+    return result;
+}
+
+Value Program::run_reference(const Inputs &inputs) const { return evaluate(data_->expression, inputs); }
+
+}  // namespace tessera::atl
