@@ -162,6 +162,14 @@ Tensor trunc_r(int64_t k, const Tensor &e);
 Tensor pad_l(int64_t k, const Tensor &e);
 Tensor pad_r(int64_t k, const Tensor &e);
 
+/** A program in the text form of docs/atl.md: `input NAME[n, ...]` declarations, then
+ * `output = EXPR`. Errors are CompileErrors naming the file, line and column. */
+struct Parsed {
+    Tensor program{0.0};
+    std::vector<Array> inputs;
+};
+Parsed parse(const std::string &text, const std::string &file = "<atl>");
+
 /** A tensor value: its shape, its elements row-major (the last dimension innermost) and,
  * per element, whether it is the pad value `()` (whose number is then 0). */
 struct Value {
