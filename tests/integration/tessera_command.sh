@@ -159,6 +159,15 @@ expect 1 "cannot open the file" -- "$tessera" check "$tmp/missing.tsr"
 printf 'input uint8 in[2]\nfunc f(x, y) = in(x, y)\noutput f\nf.vectorize(y, 4).vectorize(x, 4)\n' > "$tmp/sched.tsr"
 expect 0 "" -- "$tessera" check "$tmp/sched.tsr"
 
+# ATL programs (docs/atl.md): the example, a truncation of live data, a parse error.
+expect 0 "largest difference from the reference interpreter: 0" -- "$tessera" atl "$apps/atl_matmul/tiled_matmul.atl"
+printf 'input v[4]\noutput = trunc_r(1, gen i < 4: v[i])\n' > "$tmp/cut.atl"
+expect 1 "ATL trunc_r 1: drops the last 1 element" -- "$tessera" atl "$tmp/cut.atl"
+printf 'input v[4]\noutput = gen i < 4: w[i]\n' > "$tmp/name.atl"
+expect 1 "name.atl:2:21: \`w\` is neither an input" -- "$tessera" atl "$tmp/name.atl"
+expect 1 "cannot read" -- "$tessera" atl "$tmp/missing.atl"
+expect 2 "atl needs a .atl file" -- "$tessera" atl
+
 # Bad command lines: usage, exit code 2.
 expect 2 "usage: tessera <command>" -- "$tessera"
 expect 2 "unknown command 'frobnicate'" -- "$tessera" frobnicate

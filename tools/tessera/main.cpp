@@ -51,10 +51,19 @@ const char *kUsage =
     "  reference  run the reference interpreter (the definition of the results) on images\n"
     "  validate   check a pipeline's compiled code against its algorithm (the validator)\n"
     "  flags      the C compiler flags that select a target's instruction set\n"
+    "  atl        check, compile and run an ATL tensor program (docs/atl.md)\n"
     "\n"
     "tessera <command> --help describes each.\n";
 
 const std::map<std::string, std::string> kHelp = {
+    {"atl",
+     "usage: tessera atl FILE.atl\n"
+     "\n"
+     "Reads an ATL program (docs/atl.md), checks its shapes, names and pads and prints its\n"
+     "pad type; then fills each input with the pattern (c * 37) % 17 - 8 at row-major\n"
+     "cell c, runs the reference interpreter and the compiled program, and prints the\n"
+     "result's shape, its pad cells, its first cells and the largest difference between\n"
+     "the two. Exits with 1 if they differ by more than float rounding.\n"},
     {"compile",
      "usage: tessera compile FILE.tsr -o OUT [--emit c,h,o,stmt,html] [--target T] [--name FN] [--depfile F]\n"
      "\n"
@@ -222,7 +231,7 @@ Options parse_args(int argc, char **argv) {
         if (!o.file.empty()) throw UsageError{"flags takes no file"};
         return o;
     }
-    if (o.file.empty()) throw UsageError{o.command + " needs a .tsr file"};
+    if (o.file.empty()) throw UsageError{o.command + (o.command == "atl" ? " needs a .atl file" : " needs a .tsr file")};
     if (o.command == "compile" && o.out.empty()) throw UsageError{"compile needs -o OUT (the output path prefix)"};
     return o;
 }
@@ -306,6 +315,42 @@ int compile(const Options &o) {
         }
         return 0;
     });
+}
+
+int atl_command(const Options &o) {
+    std::ifstream f(o.file);
+    if (!f) throw RuntimeError("cannot read " + o.file);
+    std::stringstream text;
+    text << f.rdbuf();
+    const atl::Parsed parsed = atl::parse(text.str(), o.file);
+    const auto t0 = std::chrono::steady_clock::now();
+    const atl::Program program(parsed.program);
+    std::printf("pad type: %s\n", program.pad_type().to_string().c_str());
+    atl::Inputs inputs;
+    for (const atl::Array &a : parsed.inputs) {
+        atl::Value v(a.shape());
+        for (size_t c = 0; c < v.data.size(); c++) v.data[c] = double(int64_t((c * 37) % 17) - 8);
+        inputs[a.name()] = v;
+    }
+    const atl::Value want = program.run_reference(inputs);
+    const auto t1 = std::chrono::steady_clock::now();
+    const atl::Value got = program.run(inputs);
+    progress("checked and interpreted in " + std::to_string(int(ms_since(t0) - ms_since(t1))) + " ms, compiled and run in " +
+             std::to_string(int(ms_since(t1))) + " ms");
+    std::string shape;
+    for (int64_t e : got.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(e);
+    int64_t pads = 0;
+    double worst = 0, scale = 1;
+    for (size_t c = 0; c < got.data.size(); c++) {
+        pads += got.pad[c];
+        worst = std::max(worst, std::abs(got.data[c] - want.data[c]));
+        scale = std::max(scale, std::abs(want.data[c]));
+    }
+    std::printf("shape: [%s], %lld cells, %lld of them pad\n", shape.c_str(), (long long)got.data.size(), (long long)pads);
+    std::printf("first cells:");
+    for (size_t c = 0; c < got.data.size() && c < 8; c++) std::printf(got.pad[c] ? " ()" : " %g", got.data[c]);
+    std::printf("\nlargest difference from the reference interpreter: %g\n", worst);
+    return worst <= 1e-5 * scale ? 0 : 1;
 }
 
 int check(const Options &o) {
@@ -513,6 +558,7 @@ int main(int argc, char **argv) {
             return 0;
         }
         if (o.command == "check") return check(o);
+        if (o.command == "atl") return atl_command(o);
         if (o.command == "validate") return validate_command(o);
         if (o.command == "run") return run(o, false);
         return run(o, true);
