@@ -106,17 +106,21 @@ int64_t Value::offset(const std::vector<int64_t> &index) const {
 double Value::at(const std::vector<int64_t> &index) const { return data[size_t(offset(index))]; }
 bool Value::is_pad(const std::vector<int64_t> &index) const { return pad[size_t(offset(index))] != 0; }
 
+const Value &detail::input_value(const ArrayData &a, const Inputs &inputs) {
+    auto it = inputs.find(a.name);
+    if (it == inputs.end()) throw RuntimeError("ATL: no value given for the input " + a.name);
+    if (it->second.shape != a.shape)
+        throw RuntimeError("ATL: the input " + a.name + " is declared of shape " + shape_text(a.shape) +
+                           " but the value given has shape " + shape_text(it->second.shape));
+    return it->second;
+}
+
 Value evaluate(const Tensor &program, const Inputs &inputs) {
     std::vector<std::shared_ptr<const ArrayData>> used = check_names(*program.node());
     Interpretation interp;
     std::map<const ArrayData *, Cells<Number>> input_cells;
     for (const auto &a : used) {
-        auto it = inputs.find(a->name);
-        if (it == inputs.end()) throw RuntimeError("ATL: no value given for the input " + a->name);
-        const Value &given = it->second;
-        if (given.shape != a->shape)
-            throw RuntimeError("ATL: the input " + a->name + " is declared of shape " + shape_text(a->shape) +
-                               " but the value given has shape " + shape_text(given.shape));
+        const Value &given = input_value(*a, inputs);
         Cells<Number> &c = input_cells[a.get()];
         c.shape = given.shape;
         c.cells.resize(given.data.size());

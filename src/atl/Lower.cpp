@@ -369,12 +369,7 @@ RVar Program::loop(const Func &f, int update, const std::string &var) const {
 
 Value Program::run(const Inputs &inputs) const {
     for (const Array &a : data_->inputs) {
-        auto it = inputs.find(a.name());
-        if (it == inputs.end()) throw RuntimeError("ATL: no value given for the input " + a.name());
-        const Value &v = it->second;
-        if (v.shape != a.shape())
-            throw RuntimeError("ATL: the input " + a.name() + " is declared of shape " + shape_text(a.shape()) +
-                               " but the value given has shape " + shape_text(v.shape));
+        const Value &v = input_value(*a.data(), inputs);
         std::vector<int> sizes(a.shape().rbegin(), a.shape().rend());
         Buffer<float> b(sizes, a.name());
         float *host = b.data();

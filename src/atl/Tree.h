@@ -84,6 +84,9 @@ bool evaluate_cond(const CondNode &p, const Valuation &v);
 void index_variables(const IndexNode &z, std::set<std::string> &out);
 void cond_variables(const CondNode &p, std::set<std::string> &out);
 
+/** The value given for input `a`: present and of its declared shape (RuntimeError). */
+const Value &input_value(const ArrayData &a, const Inputs &inputs);
+
 /** Checks that every variable is bound by an enclosing gen or sum, that no gen or sum
  * rebinds a variable in scope, that let names are distinct and differ from the inputs',
  * and that inputs of one name are one array (CompileError naming the variable). Returns
