@@ -66,10 +66,6 @@ struct Destination {
     std::vector<std::string> captured;  // the loop variables that are extra dimensions
 };
 
-struct LetInfo {
-    Destination dest;
-};
-
 struct UpdateInfo {
     RDom domain;
     std::vector<std::string> vars;  // per RDom dimension (r.x first): its ATL variable
@@ -98,13 +94,13 @@ public:
         Destination out;
         out.func = Func(name);
         out.rank = int(e.shape.size());
-        define_zero(out, e.shape);
+        define_zero(out);
         data_.output = out.func;
         lower(e, out, false, {}, {}, {});
     }
 
 private:
-    void define_zero(Destination &d, const std::vector<int64_t> &) {
+    void define_zero(Destination &d) {
         std::vector<Var> vars;
         for (int i = 0; i < d.rank + int(d.captured.size()); i++) vars.push_back(Var("d" + std::to_string(i)));
         std::vector<Expr> args(vars.begin(), vars.end());
@@ -169,7 +165,7 @@ private:
                 x.captured.push_back(l.var);
                 around.push_back(l);
             }
-        define_zero(x, e.a->shape);
+        define_zero(x);
         x.func.compute_root();
         data_.lets[e.array->name] = x.func;
         lets_[e.array.get()] = x;
@@ -186,7 +182,7 @@ private:
         if (e.b) mentions(*e.b, out);
     }
 
-    static IndexList apply(const Reindexer &theta, std::map<std::string, Expr> &vars) {
+    static IndexList apply(const Reindexer &theta, const std::map<std::string, Expr> &vars) {
         IndexList idx;
         for (auto s = theta.rbegin(); s != theta.rend(); ++s) {
             switch (s->op) {
@@ -298,7 +294,6 @@ private:
         }
         if (where.defined()) {
             if (loops.empty()) {  // a guard on no variable: decided now
-                if (!evaluate_cond(*guards[0], {})) return;
                 for (const auto &g : guards)
                     if (!evaluate_cond(*g, {})) return;
             } else {

@@ -333,9 +333,10 @@ int atl_command(const Options &o) {
         inputs[a.name()] = v;
     }
     const atl::Value want = program.run_reference(inputs);
+    const double checked_ms = ms_since(t0);
     const auto t1 = std::chrono::steady_clock::now();
     const atl::Value got = program.run(inputs);
-    progress("checked and interpreted in " + std::to_string(int(ms_since(t0) - ms_since(t1))) + " ms, compiled and run in " +
+    progress("checked and interpreted in " + std::to_string(int(checked_ms)) + " ms, compiled and run in " +
              std::to_string(int(ms_since(t1))) + " ms");
     std::string shape;
     for (int64_t e : got.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(e);
