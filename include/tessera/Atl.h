@@ -163,10 +163,12 @@ Tensor pad_l(int64_t k, const Tensor &e);
 Tensor pad_r(int64_t k, const Tensor &e);
 
 /** A program in the text form of docs/atl.md: `input NAME[n, ...]` declarations, then
- * `output = EXPR`. Errors are CompileErrors naming the file, line and column. */
+ * `output = EXPR`, then any `rewrite STEP` lines (Derivation::apply's steps, in order).
+ * Errors are CompileErrors naming the file, line and column. */
 struct Parsed {
     Tensor program{0.0};
     std::vector<Array> inputs;
+    std::vector<std::string> rewrites;
 };
 Parsed parse(const std::string &text, const std::string &file = "<atl>");
 
@@ -209,6 +211,89 @@ struct PadType {
  * live data is a CompileError naming the operator, the dimension, the cells it would drop
  * and the pad it has. */
 PadType check_pads(const Tensor &program);
+
+/** Two programs over the same inputs compared on `trials` random inputs (each cell uniform
+ * in [-1, 1], from `seed`) by the reference interpreter: the same shape, the same pad cells
+ * and the same values up to the rounding of reassociated sums (a relative 1e-9). */
+struct Comparison {
+    bool equal = true;
+    int trials = 0;
+    double max_difference = 0;
+    std::string mismatch;  // the first differing cell, when not equal
+};
+Comparison compare(const Tensor &a, const Tensor &b, int trials = 3, uint64_t seed = 1);
+
+/** Scheduling by rewrites (docs/atl.md, "Scheduling by rewrites"): a program derived from
+ * an original one by steps that each rewrite the expression into one with the same meaning
+ * (ATL's scheduling rewrites), introducing the reshape operators that let lowering compute
+ * in one order and store in another. Each step checks its own preconditions (CompileError
+ * naming the loop or let); check() then compares the derived program with the original on
+ * random inputs, and the validator (<tessera/Validate.h>, validate_derivation) proves the
+ * two equal where it can model them.
+ *
+ *     Derivation d(matmul);
+ *     d.tile("i", "j", 4, 4).interchange("ii").separate("io");
+ *     Program p(d.program());
+ *
+ * Steps name loops by their variables; a step applies to every loop over that variable
+ * (sibling loops may share a name). */
+class Derivation {
+public:
+    explicit Derivation(const Tensor &original);
+
+    /** The loop over `var` (gen or sum) [lo, hi) becomes a loop over `outer` < ⌈n/k⌉ around
+     * one over `inner` < k, var = lo + outer * k + inner, guarded by outer * k + inner < n
+     * when k does not divide n; for a gen the result is flattened and its tail truncated
+     * (trunc_r (⌈n/k⌉·k − n) (flatten ...)). Empty names default to var + "o" / var + "i". */
+    Derivation &split(const std::string &var, int64_t factor, const std::string &outer = "",
+                      const std::string &inner = "");
+    /** A gen over `y` directly around (guards aside) a gen over `x` becomes the tiled nest
+     * yo, xo, yi, xi with tiles of ky × kx, stored row-major as before (flatten, transpose
+     * and trunc_r restore the order); names default to y + "o", ... */
+    Derivation &tile(const std::string &y, const std::string &x, int64_t ky, int64_t kx);
+    /** The loop over `var` swaps with the loop directly inside it (guards between move
+     * inside both): two gens gain a transpose; a sum and a gen, or two sums, swap as they
+     * are (Σ of ⊞ is ⊞ of Σ). */
+    Derivation &interchange(const std::string &var);
+    /** Loop separation: the gen over `var` is cut where the guards inside it stop holding
+     * everywhere: `gen var [lo, m) body'` ++ `gen var [m, hi) body`, where body' drops the
+     * guard conjuncts that hold throughout the first part (the steady state of a tiled loop
+     * without its tail test). */
+    Derivation &separate(const std::string &var);
+    /** Fusion: `let name := gen ... scalar in body` becomes the body with each read of
+     * name replaced by the scalar at that index (compute_inline). The let's value must be
+     * a nest of gens around a scalar expression. */
+    Derivation &inline_let(const std::string &name);
+    /** One step in the text form of docs/atl.md (`split i 4`, `split i 4 io ii`,
+     * `tile i j 4 4`, `interchange ii`, `separate io`, `inline t`). */
+    Derivation &apply(const std::string &step);
+
+    const Tensor &original() const;
+    const Tensor &program() const;
+    /** The steps applied so far, in the text form. */
+    const std::vector<std::string> &steps() const;
+
+    /** Where a scalar leaf of the derived program comes from: the leaf of the original
+     * (in program order: a let's value before its body, concat's left before its right)
+     * and the value of each of that leaf's loop variables as an index of the derived
+     * program's variables. */
+    struct Origin {
+        int leaf = 0;
+        std::map<std::string, Index> substitution;
+        /** The lets whose reads were replaced by their values in this leaf. */
+        std::vector<std::string> inlined;
+    };
+    /** One per scalar leaf of program(), in program order. */
+    const std::vector<Origin> &origins() const;
+
+    /** The derived program against the original on random inputs (compare). */
+    Comparison check(int trials = 3, uint64_t seed = 1) const;
+
+    struct Data;
+
+private:
+    std::shared_ptr<Data> data_;
+};
 
 /** A program lowered into Tessera (docs/atl.md, "Lowering"): one Func per let and one for
  * the result, each defined as 0 (the pad value's storage) and then, per scalar leaf of the

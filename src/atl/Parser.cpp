@@ -1,5 +1,5 @@
 // The text form of ATL (docs/atl.md, "The language"): input declarations, then
-// `output = EXPR`, in the syntax Tensor::to_string prints. A recursive-descent parser
+// `output = EXPR` and the `rewrite` steps that schedule it, in the syntax Tensor::to_string prints. A recursive-descent parser
 // that builds the program through the C++ API, so every shape check applies; errors are
 // CompileErrors with the file, line and column.
 
@@ -38,8 +38,7 @@ public:
             } else if (word == "output") {
                 expect("=");
                 out.program = tensor();
-                skip();
-                if (!at_end()) fail("unexpected text after the output's expression");
+                rewrites(out);
                 return out;
             } else {
                 fail("expected `input` or `output`, found `" + word + "`");
@@ -48,6 +47,32 @@ public:
     }
 
 private:
+    /** `rewrite STEP` lines after the output, each applied once here so that a wrong step
+     * is reported at its line. */
+    void rewrites(Parsed &out) {
+        Derivation d(out.program);
+        for (skip(); !at_end(); skip()) {
+            const size_t start = pos_;
+            const bool word = std::isalpha((unsigned char)s_[pos_]);
+            if (!word || identifier("`rewrite`") != "rewrite") {
+                pos_ = start;
+                fail("unexpected text after the output's expression (only `rewrite STEP` lines may follow it)");
+            }
+            while (!at_end() && s_[pos_] == ' ') pos_++;
+            const size_t step = pos_;
+            while (!at_end() && s_[pos_] != '\n' && s_[pos_] != '#') pos_++;
+            std::string text = s_.substr(step, pos_ - step);
+            text.erase(text.find_last_not_of(" \t\r") + 1);
+            try {
+                d.apply(text);
+            } catch (const CompileError &e) {
+                pos_ = step;
+                fail(e.what());
+            }
+            out.rewrites.push_back(text);
+        }
+    }
+
     // ---- lexing ----------------------------------------------------------------------
     bool at_end() const { return pos_ >= s_.size(); }
 

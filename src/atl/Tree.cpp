@@ -545,12 +545,15 @@ Tensor let(const std::string &name, const Tensor &value, const std::function<Ten
     d->name = name;
     d->shape = value.shape();
     Array x{std::shared_ptr<const ArrayData>(d)};
-    Tensor b = body(x);
+    return let_node(x.data(), value, body(x));
+}
+
+Tensor detail::let_node(const std::shared_ptr<const ArrayData> &array, const Tensor &value, const Tensor &body) {
     auto n = make_node(TensorOp::Let);
-    n->array = x.data();
+    n->array = array;
     n->a = value.node();
-    n->b = b.node();
-    n->shape = b.shape();
+    n->b = body.node();
+    n->shape = body.shape();
     return finish(std::move(n));
 }
 

@@ -68,6 +68,10 @@ struct TensorNode {
 
 using TensorPtr = std::shared_ptr<const TensorNode>;
 
+/** `let array := value in body`, for passes that rebuild a let (the body's reads of the
+ * bound name refer to `array`). */
+Tensor let_node(const std::shared_ptr<const ArrayData> &array, const Tensor &value, const Tensor &body);
+
 /** The expression in the text form of docs/atl.md. */
 std::string tensor_text(const TensorNode &e);
 std::string shape_text(const std::vector<int64_t> &shape);

@@ -56,3 +56,27 @@ TEST(AtlText, ErrorsNameTheLineAndColumn) {
     EXPECT_THAT(error("output = 1.0 )"), HasSubstr("f.atl:1:14: unexpected text"));
     EXPECT_THAT(error("input A[3]\ninput A[2]\noutput = 1.0"), HasSubstr("declared twice"));
 }
+
+TEST(AtlText, RewriteLinesFollowTheOutput) {
+    const std::string text = "input A[6, 5]\n"
+                             "output = gen i < 6: gen j < 5: A[i, j] * 2.0\n"
+                             "rewrite tile i j 4 2   # 4 x 2 tiles\n"
+                             "rewrite separate io\n";
+    Parsed p = parse(text, "t.atl");
+    EXPECT_EQ(p.rewrites, (std::vector<std::string>{"tile i j 4 2", "separate io"}));
+    Derivation d(p.program);
+    for (const std::string &step : p.rewrites) d.apply(step);
+    EXPECT_TRUE(d.check().equal);
+    auto error = [](const std::string &t) -> std::string {
+        try {
+            parse(t, "t.atl");
+        } catch (const CompileError &e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    EXPECT_THAT(error("input A[4]\noutput = gen i < 4: A[i]\nrewrite split k 2\n"),
+                HasSubstr("t.atl:3:9: ATL rewrite `split k 2 ko ki`: the program has no loop over k"));
+    EXPECT_THAT(error("input A[4]\noutput = gen i < 4: A[i]\nschedule split i 2\n"),
+                HasSubstr("t.atl:3:1: unexpected text after the output's expression"));
+}

@@ -161,6 +161,9 @@ expect 0 "" -- "$tessera" check "$tmp/sched.tsr"
 
 # ATL programs (docs/atl.md): the example, a truncation of live data, a parse error.
 expect 0 "largest difference from the reference interpreter: 0" -- "$tessera" atl "$apps/atl_matmul/tiled_matmul.atl"
+expect 0 "rewrite separate jo: same meaning on 3 random inputs" -- "$tessera" atl "$apps/atl_matmul/derived_matmul.atl"
+printf 'input v[4]\noutput = gen i < 4: v[i]\nrewrite interchange i\n' > "$tmp/step.atl"
+expect 1 "step.atl:3:9: ATL rewrite \`interchange i\`: the loop over i has no loop directly inside it" -- "$tessera" atl "$tmp/step.atl"
 printf 'input v[4]\noutput = trunc_r(1, gen i < 4: v[i])\n' > "$tmp/cut.atl"
 expect 1 "ATL trunc_r 1: drops the last 1 element" -- "$tessera" atl "$tmp/cut.atl"
 printf 'input v[4]\noutput = gen i < 4: w[i]\n' > "$tmp/name.atl"

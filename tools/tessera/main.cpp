@@ -59,8 +59,9 @@ const std::map<std::string, std::string> kHelp = {
     {"atl",
      "usage: tessera atl FILE.atl\n"
      "\n"
-     "Reads an ATL program (docs/atl.md), checks its shapes, names and pads and prints its\n"
-     "pad type; then fills each input with the pattern (c * 37) % 17 - 8 at row-major\n"
+     "Reads an ATL program (docs/atl.md) and applies its `rewrite` steps, comparing each\n"
+     "result with the original on random inputs; checks the derived program's shapes,\n"
+     "names and pads and prints its pad type; then fills each input with the pattern (c * 37) % 17 - 8 at row-major\n"
      "cell c, runs the reference interpreter and the compiled program, and prints the\n"
      "result's shape, its pad cells, its first cells and the largest difference between\n"
      "the two. Exits with 1 if they differ by more than float rounding.\n"},
@@ -324,7 +325,17 @@ int atl_command(const Options &o) {
     text << f.rdbuf();
     const atl::Parsed parsed = atl::parse(text.str(), o.file);
     const auto t0 = std::chrono::steady_clock::now();
-    const atl::Program program(parsed.program);
+    // The rewrites, each checked against the original on random inputs as it is applied.
+    atl::Derivation derivation(parsed.program);
+    for (const std::string &step : parsed.rewrites) {
+        derivation.apply(step);
+        const atl::Comparison c = derivation.check();
+        std::printf("rewrite %s: %s on %d random inputs (largest difference %g)\n", step.c_str(),
+                    c.equal ? "same meaning" : "MEANING CHANGED", c.trials, c.max_difference);
+        if (!c.equal) throw RuntimeError("the rewrite `" + step + "` changed the program's meaning: " + c.mismatch);
+    }
+    if (!parsed.rewrites.empty()) std::printf("derived program: %s\n", derivation.program().to_string().c_str());
+    const atl::Program program(derivation.program());
     std::printf("pad type: %s\n", program.pad_type().to_string().c_str());
     atl::Inputs inputs;
     for (const atl::Array &a : parsed.inputs) {
