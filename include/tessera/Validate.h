@@ -15,6 +15,7 @@
 // validator library, which needs isl and Z3, and including it is what makes
 // Func::validate_on_compile find the validator.
 
+#include "tessera/Atl.h"
 #include "tessera/Func.h"
 #include "tessera/Program.h"
 #include "tessera/ValidateOptions.h"
@@ -37,6 +38,17 @@ ValidationReport validate(const Func &output, const ValidateOptions &options = {
 ValidationReport validate(const Func &output, const Func &specification, const ValidateOptions &options = {});
 /** The same for a pipeline read from a .tsr file; the report carries its name. */
 ValidationReport validate(const Program &pipeline, const ValidateOptions &options = {});
+
+/** An ATL program (docs/atl.md, "Validation"): the check "atl lowering" proves that the
+ * Funcs lowering by reindexers made store each scalar leaf's value into exactly the cells
+ * ATL's meaning takes from that leaf; the usual checks then prove the compiled code against
+ * those Funcs. Together: the code computes the program's meaning. */
+ValidationReport validate(const atl::Program &program, const ValidateOptions &options = {});
+/** A program derived by rewrites: the check "atl rewrites" proves that the derived
+ * program means what the original does (each derived leaf computes an original leaf at
+ * the iterations its recorded substitution names, one to one), then the derived program
+ * is validated as above. */
+ValidationReport validate(const atl::Derivation &derivation, const ValidateOptions &options = {});
 
 /** The min and extent of dimension `dim` of the output of the pipeline computing `output`
  * (the window realize or the compiled function computes), for assumptions:

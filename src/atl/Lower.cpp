@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "atl/Mutation.h"
 #include "atl/PadCheck.h"
 #include "atl/Tree.h"
 #include "tessera/Buffer.h"
@@ -28,7 +29,18 @@ namespace tessera::atl {
 
 using namespace detail;
 
+namespace detail {
 namespace {
+thread_local Mutation current_mutation = Mutation::None;
+}
+Mutation mutation() { return current_mutation; }
+ScopedMutation::ScopedMutation(Mutation m) : previous_(current_mutation) { current_mutation = m; }
+ScopedMutation::~ScopedMutation() { current_mutation = previous_; }
+}  // namespace detail
+
+namespace {
+
+bool injects(Mutation m) { return mutation() == m; }
 
 /** One entry of a destination index: the coordinate and the extent of its dimension. */
 struct Entry {
@@ -130,7 +142,7 @@ private:
             int64_t n1 = e.a->shape[0], n2 = e.b->shape[0];
             Reindexer left = theta, right = theta;
             left.push_back(Step{TensorOp::PadR, n2, {}, 0});
-            right.push_back(Step{TensorOp::PadL, n1, {}, 0});
+            if (!injects(Mutation::ConcatRightNotShifted)) right.push_back(Step{TensorOp::PadL, n1, {}, 0});
             lower(*e.a, dest, accumulate, std::move(left), loops, guards);
             lower(*e.b, dest, accumulate, std::move(right), std::move(loops), std::move(guards));
             return;
@@ -165,6 +177,8 @@ private:
                 x.captured.push_back(l.var);
                 around.push_back(l);
             }
+        // (The mutant still runs the loop, but stores every iteration into the same cells.)
+        if (injects(Mutation::LetNotIndexedByItsLoop) && !x.captured.empty()) x.captured.pop_back();
         define_zero(x);
         x.func.compute_root();
         data_.lets[e.array->name] = x.func;
@@ -186,29 +200,41 @@ private:
         IndexList idx;
         for (auto s = theta.rbegin(); s != theta.rend(); ++s) {
             switch (s->op) {
-            case TensorOp::Gen: idx.insert(idx.begin(), Entry{vars.at(s->var) - int_constant(s->lo, "a loop bound"), s->k}); break;
+            case TensorOp::Gen: {
+                Expr v = vars.at(s->var);
+                if (!injects(Mutation::GenLowerBoundIgnored)) v = v - int_constant(s->lo, "a loop bound");
+                idx.insert(idx.begin(), Entry{v, s->k});
+                break;
+            }
             case TensorOp::Flatten: {
                 Entry a = idx[0], b = idx[1];
                 idx.erase(idx.begin());
-                idx[0] = Entry{a.index * int_constant(b.extent, "an extent") + b.index, a.extent * b.extent};
+                const int64_t stride = b.extent + (injects(Mutation::FlattenStrideOffByOne) ? 1 : 0);
+                idx[0] = Entry{a.index * int_constant(stride, "an extent") + b.index, a.extent * b.extent};
                 break;
             }
-            case TensorOp::Transpose: std::swap(idx[0], idx[1]); break;
+            case TensorOp::Transpose:
+                if (!injects(Mutation::TransposeIgnored)) std::swap(idx[0], idx[1]);
+                break;
             case TensorOp::Split: {
                 Entry a = idx[0];
                 Expr k = int_constant(s->k, "a split factor");
-                idx[0] = Entry{a.index % k, s->k};
+                idx[0] = Entry{a.index % (injects(Mutation::SplitRemainderOfNext) ? k + 1 : k), s->k};
                 idx.insert(idx.begin(), Entry{a.index / k, (a.extent + s->k - 1) / s->k});
                 break;
             }
             case TensorOp::TruncR: idx[0].extent -= s->k; break;
             case TensorOp::TruncL:
-                idx[0] = Entry{idx[0].index - int_constant(s->k, "a truncation"), idx[0].extent - s->k};
+                idx[0] = Entry{injects(Mutation::TruncLeftNotShifted) ? idx[0].index
+                                                                              : idx[0].index - int_constant(s->k, "a truncation"),
+                               idx[0].extent - s->k};
                 break;
             case TensorOp::PadR: idx[0].extent += s->k; break;
-            case TensorOp::PadL:
-                idx[0] = Entry{idx[0].index + int_constant(s->k, "a pad"), idx[0].extent + s->k};
+            case TensorOp::PadL: {
+                const int64_t k = s->k - (injects(Mutation::PadLeftShiftOffByOne) ? 1 : 0);
+                idx[0] = Entry{idx[0].index + int_constant(k, "a pad"), idx[0].extent + s->k};
                 break;
+            }
             default: throw InternalError(std::string("ATL: no reindexer for ") + op_name(s->op));
             }
         }
@@ -289,6 +315,7 @@ private:
         }
         Expr where;
         for (const auto &g : guards) {
+            if (injects(Mutation::GuardDropped)) break;
             Expr c = cond(*g, vars);
             where = where.defined() ? (where && c) : c;
         }
@@ -306,7 +333,7 @@ private:
         for (const std::string &v : dest.captured) coords.push_back(vars.at(v));
         guarded_ = !guards.empty();
         Expr value = scalar(e, vars);
-        if (accumulate) dest.func(coords) += value;
+        if (accumulate && !injects(Mutation::SumStoresInsteadOfAdds)) dest.func(coords) += value;
         else dest.func(coords) = value;
         data_.updates[dest.func.data().get()].push_back(std::move(info));
     }

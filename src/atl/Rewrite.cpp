@@ -19,6 +19,7 @@
 #include <random>
 #include <sstream>
 
+#include "atl/Mutation.h"
 #include "atl/Tree.h"
 #include "tessera/Error.h"
 
@@ -29,6 +30,8 @@ using namespace detail;
 namespace {
 
 using Substitution = std::map<std::string, Index>;
+
+bool injects(Mutation m) { return mutation() == m; }
 
 [[noreturn]] void fail(const std::string &step, const std::string &what) {
     throw CompileError("ATL rewrite `" + step + "`: " + what);
@@ -303,6 +306,9 @@ struct Derivation::Data {
             fail(step, "the program has no " + target + (list.empty() ? "" : " (its loops: " + list + ")"));
         }
         check_names(*t.node());
+        if (t.shape() != program.shape())
+            throw InternalError("ATL rewrite `" + step + "` changed the program's shape from " + shape_text(program.shape()) +
+                                " to " + shape_text(t.shape()));
         program = t;
         origins = c.take_origins();
         steps.push_back(step);
@@ -346,8 +352,10 @@ Derivation &Derivation::split(const std::string &var, int64_t factor, const std:
         Substitution inside = tau;
         inside.insert_or_assign(var, e.lo == 0 ? flat : flat + Index(e.lo));
         Tensor body = c.copy(*e.a, inside);
-        if (n % factor != 0) body = guard(flat < Index(n), body);
-        Tensor t = loop_node(e.op, outer, 0, tiles, loop_node(e.op, inner, 0, factor, body));
+        const int64_t inner_extent = factor + (injects(Mutation::SplitInnerLoopTooLong) && e.op == TensorOp::Sum ? 1 : 0);
+        if (n % factor != 0 || inner_extent != factor)
+            body = guard(injects(Mutation::SplitGuardOffByOne) ? flat <= Index(n) : flat < Index(n), body);
+        Tensor t = loop_node(e.op, outer, 0, tiles, loop_node(e.op, inner, 0, inner_extent, body));
         if (e.op == TensorOp::Sum) return t;
         t = flatten(t);
         return tiles * factor == n ? t : trunc_r(tiles * factor - n, t);
@@ -479,6 +487,7 @@ Derivation &Derivation::separate(const std::string &var) {
         Tensor steady = c.copy(*e.a, tau);
         c.set_simplify(false);
         scope.erase(var);
+        if (injects(Mutation::SeparateOneTooFar) && good < e.hi) good++;
         Tensor main = gen(Index(var), e.lo, good, steady);
         if (good == e.hi) return main;
         c.rewind(start);

@@ -15,6 +15,7 @@
 #include "lower/Lower.h"
 #include "lower/Pipeline.h"
 #include "tessera/Validate.h"
+#include "validate/AtlMeaning.h"
 #include "validate/Specification.h"
 #include "validate/Validate.h"
 
@@ -149,6 +150,34 @@ ValidationReport validate(const Func &output, const Func &specification, const V
 ValidationReport validate(const Program &pipeline, const ValidateOptions &options) {
     const std::shared_ptr<ir::FunctionData> &f = pipeline.output.data();
     return validate_pipeline(f, pipeline.name.empty() && f ? f->name : pipeline.name, options);
+}
+
+ValidationReport validate(const atl::Program &program, const ValidateOptions &options) {
+    ValidationReport r = validate(program.output(), options);
+    if (options.on_progress) options.on_progress("atl lowering");
+    r.checks.insert(r.checks.begin(), validator::check_atl_lowering(program, options));
+    r.verdict = validator::overall_verdict(r.checks);
+    r.rests_on.push_back("ATL's meaning is the reference interpreter's (src/atl/Interpret.cpp), over the reals: sums "
+                         "are compared as terms, not in float rounding");
+    return r;
+}
+
+ValidationReport validate(const atl::Derivation &derivation, const ValidateOptions &options) {
+    if (options.on_progress) options.on_progress("atl rewrites");
+    NamedCheck rewrites = validator::check_atl_derivation(derivation, options);
+    ValidationReport r;
+    try {
+        r = validate(atl::Program(derivation.program()), options);
+    } catch (const CompileError &e) {
+        // A wrong derivation may not even lower (a truncation that now cuts live data):
+        // the refutation says why; otherwise the error is the user's to see.
+        if (rewrites.verdict != Verdict::Refuted) throw;
+        r.pipeline = "atl";
+        r.rests_on.push_back(std::string("the derived program was not lowered: ") + e.what());
+    }
+    r.checks.insert(r.checks.begin(), rewrites);
+    r.verdict = validator::overall_verdict(r.checks);
+    return r;
 }
 
 namespace {

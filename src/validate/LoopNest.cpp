@@ -808,6 +808,9 @@ private:
                     Isl<isl_map> m = check(isl_map_from_pw_aff(c.copy()), "a cell");
                     a.cells = a.cells ? check(isl_map_flat_range_product(a.cells.release(), m.release()), "a cell") : std::move(m);
                 }
+                // A zero-dimensional buffer's one cell has no coordinates (its index, the
+                // one coordinate above, is bounds-checked to be 0).
+                if (n == 0) a.cells = check(isl_map_from_domain(affine.universe().release()), "a cell");
                 a.cells = check(isl_map_set_tuple_name(a.cells.release(), isl_dim_out, buffer.c_str()), "the cells");
                 a.cell_coordinates = a.cells;
                 a.cells = check(isl_map_intersect_domain(a.cells.release(), domain.copy()), "the cells");
@@ -848,7 +851,8 @@ private:
                     if (as<Mod>(coords[k])) continue;
                     const std::string region = ".r" + std::to_string(k) + ".extent";
                     const std::string extent = allocated ? field_of(buffer, region) : buffer + ".extent." + std::to_string(k);
-                    Expr bound = extent.empty() ? Expr() : Variable::make(Int(32), extent);
+                    // A zero-dimensional buffer is one cell: its coordinate is 0 of 1.
+                    Expr bound = n == 0 ? IntImm::make(Int(32), 1) : extent.empty() ? Expr() : Variable::make(Int(32), extent);
                     if (allocated && extent.empty()) {
                         // The region's extent is gone (a constant lowering substituted):
                         // the allocated extent bounds the cell instead, in the storage

@@ -139,6 +139,8 @@ Isl<isl_map> Recurrence::read_by(int stage, const Call &call) const {
             Isl<isl_map> m = check(isl_map_from_pw_aff(affine.expr(a).release()), "a call");
             called = called ? check(isl_map_flat_range_product(called.release(), m.release()), "a call") : std::move(m);
         }
+        // A zero-dimensional Func's one point.
+        if (!called) called = check(isl_map_from_domain(affine.universe().release()), "a call");
     } catch (const Unsupported &u) {
         std::string text = call.name + "(";
         for (size_t i = 0; i < call.args.size(); i++) text += (i ? ", " : "") + to_string(call.args[i]);

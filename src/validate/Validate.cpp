@@ -192,6 +192,15 @@ std::vector<Expr> checked_assumptions(const std::string &output, int dims, const
     return checked;
 }
 
+Verdict overall_verdict(const std::vector<NamedCheck> &checks) {
+    bool all_proved = true;
+    for (const NamedCheck &c : checks) {
+        if (c.verdict == Verdict::Refuted) return Verdict::Refuted;
+        all_proved = all_proved && c.verdict == Verdict::Proved;
+    }
+    return all_proved ? Verdict::Proved : Verdict::Unknown;
+}
+
 ValidationReport validate_lowered(const LoweredPipeline &code, const StructureOptions &options,
                                   const std::vector<Expr> &assumptions) {
     // The assumptions become assertions at the entry of the code, so that every check takes
@@ -320,13 +329,7 @@ ValidationReport validate_lowered(const LoweredPipeline &code, const StructureOp
     // Proved when every check is: every point of the window is written, with the value the
     // algorithm defines there, by stores that stay in bounds and do not race, for runs
     // that exist.
-    bool all_proved = true;
-    r.verdict = Verdict::Unknown;
-    for (const NamedCheck &c : r.checks) {
-        if (c.verdict == Verdict::Refuted) r.verdict = Verdict::Refuted;
-        all_proved = all_proved && c.verdict == Verdict::Proved;
-    }
-    if (all_proved) r.verdict = Verdict::Proved;
+    r.verdict = overall_verdict(r.checks);
     for (const std::string &a : s.unmodelled_assertions) r.rests_on.push_back("not used as a hypothesis: " + a);
     return r;
 }

@@ -17,6 +17,10 @@ namespace tessera::validator {
 using tessera::NamedCheck;
 using tessera::ValidationReport;
 
+/** The verdict of a report with these checks: Refuted when one is, Proved when all are,
+ * Unknown otherwise. */
+Verdict overall_verdict(const std::vector<NamedCheck> &checks);
+
 /** The checks of the pipeline's structure and values (src/validate/StructureChecks.h),
  * under the code's entry assertions and the user's `assumptions` (checked by
  * checked_assumptions), which are taken as entry assertions of the code. A context that no

@@ -507,3 +507,20 @@ TEST(ValidateApi, ABoundsExampleTheCodeDoesNotShowIsNoRefutation) {
     EXPECT_EQ(check_of(r, "bounds").verdict, Verdict::Unknown) << r.to_string();
     EXPECT_THAT(check_of(r, "bounds").detail, HasSubstr("the model is not exact here")) << r.to_string();
 }
+
+TEST(ValidateApi, ZeroDimensionalFuncsAreModelled) {
+    // A scalar result (a Func of no dimensions: one cell, a store at index 0), with a
+    // reduction into it: proved; with its update dropped, refuted.
+    auto scalar_sum = [] {
+        Func f("scalar_sum");
+        f() = 1.0f;
+        RDom r(0, 4, "r");
+        f() += cast<float>(r.x);
+        return f;
+    };
+    ValidationReport proved = validate(scalar_sum());
+    EXPECT_EQ(proved.verdict, Verdict::Proved) << proved.to_string();
+    lower::testing::ScopedMutation m(lower::testing::Mutation::LastUpdateDropped);
+    ValidationReport refuted = validate(scalar_sum());
+    EXPECT_EQ(refuted.verdict, Verdict::Refuted) << refuted.to_string();
+}
