@@ -48,13 +48,14 @@ test: deps
 	$(MAKE) --no-print-directory build
 	ctest --preset $(PRESET)
 
-# Benchmarks (not tests): compile time per pipeline, Tessera side by side with Halide 14
+# Benchmarks (not tests): compile time per pipeline, ATL against Tessera Funcs, Tessera side by side with Halide 14
 # where it is installed (scripts/install-deps.sh --peers), and the translation validator's
 # evaluation (docs/validation.md); see bench/README.md.
 bench: deps
 	$(MAKE) --no-print-directory build
 	cmake --build --preset $(PRESET) --target bench
 	./$(BUILD_DIR)/bench/tessera_bench_compile_time
+	./$(BUILD_DIR)/bench/tessera_bench_atl
 	if [ -x ./$(BUILD_DIR)/bench/tessera_bench_side_by_side ]; then \
 	  ./$(BUILD_DIR)/bench/tessera_bench_side_by_side; \
 	else \

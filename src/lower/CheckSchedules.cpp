@@ -56,27 +56,103 @@ std::vector<const Call *> self_calls(const Expr &e, const FunctionData &func) {
     return f.found;
 }
 
-bool mentions_rvar(const Expr &e) {
+/** Does `e` mention an RVar of `varying`? */
+bool mentions_rvar(const Expr &e, const std::set<std::string> &varying) {
     struct Find : IRVisitor {
+        const std::set<std::string> *varying = nullptr;
         bool found = false;
         using IRVisitor::include;
-        void visit(const Variable *op) override { found = found || op->var_kind == VarKind::Reduction; }
+        void visit(const Variable *op) override {
+            found = found || (op->var_kind == VarKind::Reduction && varying->count(op->name));
+        }
     } f;
+    f.varying = &varying;
     f.include(e);
     return f.found;
 }
 
-/** Is `e` the RVar `r` plus terms without RVars (r, r + e, e + r, r - e)? */
-bool injective_in(const Expr &e, const std::string &r) {
-    auto is_r = [&](const Expr &x) {
-        const Variable *v = as<Variable>(x);
-        return v && v->var_kind == VarKind::Reduction && v->name == r;
+/** The RVars that change while a loop runs (its own and those of the loops inside it),
+ * with their ranges where these are constants. */
+using Varying = std::map<std::string, std::optional<std::pair<int64_t, int64_t>>>;
+
+/** The terms of a sum, with their signs (casts to int32 looked through). */
+void sum_terms(const Expr &e, int64_t sign, std::vector<std::pair<int64_t, Expr>> &out) {
+    if (const Add *a = as<Add>(e)) {
+        sum_terms(a->a, sign, out);
+        sum_terms(a->b, sign, out);
+    } else if (const Sub *s = as<Sub>(e)) {
+        sum_terms(s->a, sign, out);
+        sum_terms(s->b, -sign, out);
+    } else if (const Cast *c = as<Cast>(e); c && c->type == Int(32)) {
+        sum_terms(c->value, sign, out);
+    } else {
+        out.emplace_back(sign, e);
+    }
+}
+
+/** How far a term can move while the loop runs: the width of its range over the varying
+ * RVars' ranges (everything else is fixed meanwhile). nullopt if not known. */
+std::optional<int64_t> spread(const Expr &e, const Varying &varying) {
+    std::set<std::string> names;
+    for (const auto &[n, range] : varying) names.insert(n);
+    if (!mentions_rvar(e, names)) return 0;
+    if (const Variable *v = as<Variable>(e)) {
+        const auto &range = varying.at(v->name);
+        if (!range) return std::nullopt;
+        return range->second - 1;
+    }
+    std::vector<std::pair<int64_t, Expr>> terms;
+    sum_terms(e, 1, terms);
+    if (terms.size() > 1) {
+        int64_t total = 0;
+        for (const auto &[sign, t] : terms) {
+            auto w = spread(t, varying);
+            if (!w) return std::nullopt;
+            total += *w;
+        }
+        return total;
+    }
+    if (const Mul *m = as<Mul>(e)) {
+        for (const auto &[k, x] : {std::pair{m->a, m->b}, std::pair{m->b, m->a}})
+            if (const IntImm *c = as<IntImm>(k))
+                if (auto w = spread(x, varying)) return *w * (c->value < 0 ? -c->value : c->value);
+    }
+    return std::nullopt;
+}
+
+/** e as c * r + t, where c is a constant: c and how far t can move while the loop runs
+ * (nullopt if e is not of that form, or that is not known). */
+std::optional<std::pair<int64_t, int64_t>> linear_in(const Expr &e, const std::string &r, const Varying &varying) {
+    if (const Variable *v = as<Variable>(e); v && v->var_kind == VarKind::Reduction && v->name == r)
+        return std::pair<int64_t, int64_t>{1, 0};
+    auto both = [&](const Expr &a, const Expr &b, int64_t sign) -> std::optional<std::pair<int64_t, int64_t>> {
+        auto x = linear_in(a, r, varying), y = linear_in(b, r, varying);
+        if (!x || !y) return std::nullopt;
+        return std::pair<int64_t, int64_t>{x->first + sign * y->first, x->second + y->second};
     };
-    if (is_r(e)) return true;
-    if (const Add *a = as<Add>(e)) return (is_r(a->a) && !mentions_rvar(a->b)) || (is_r(a->b) && !mentions_rvar(a->a));
-    if (const Sub *s = as<Sub>(e)) return is_r(s->a) && !mentions_rvar(s->b);
-    if (const Cast *c = as<Cast>(e)) return c->type == Int(32) && injective_in(c->value, r);
-    return false;
+    if (const Add *a = as<Add>(e)) return both(a->a, a->b, 1);
+    if (const Sub *s = as<Sub>(e)) return both(s->a, s->b, -1);
+    if (const Cast *c = as<Cast>(e); c && c->type == Int(32)) return linear_in(c->value, r, varying);
+    if (const Mul *m = as<Mul>(e))
+        for (const auto &[k, x] : {std::pair{m->a, m->b}, std::pair{m->b, m->a}})
+            if (const IntImm *c = as<IntImm>(k)) {
+                auto l = linear_in(x, r, varying);
+                if (!l) return std::nullopt;
+                const int64_t scale = c->value < 0 ? -c->value : c->value;
+                return std::pair<int64_t, int64_t>{c->value * l->first, scale * l->second};
+            }
+    if (mentions_rvar(e, {r})) return std::nullopt;
+    if (auto w = spread(e, varying)) return std::pair<int64_t, int64_t>{0, *w};
+    return std::nullopt;
+}
+
+/** Do the iterations of a loop over the RVar `r` write distinct values of `e`? They do
+ * when e is c * r plus terms that move by less than |c| while the loop runs (`varying`:
+ * the RVars of this loop and of the loops inside it; those of loops outside are fixed
+ * meanwhile): r, r + e, a tile's io * 32 + ii with ii < 32, jo * 256 + ji. */
+bool injective_in(const Expr &e, const std::string &r, const Varying &varying) {
+    auto l = linear_in(e, r, varying);
+    return l && l->first != 0 && l->second < (l->first < 0 ? -l->first : l->first);
 }
 
 /** Does the update read the Func only at the point it writes? */
@@ -174,17 +250,31 @@ void check_stage(const FuncPlan &p, int stage, const StageSchedule &s) {
         if (s.allow_race_conditions) continue;
         const char *kind = dim.for_type == ForType::Parallel ? "parallel" : "vectorized";
         const LoopOrigin &o = origin[dim.loop];
+        // The RVars that change while this loop runs: those of the loops from it inwards
+        // (s.dims lists the loops innermost first).
+        Varying varying;
+        for (const Dim &inner : s.dims) {
+            if (auto it = origin.find(inner.loop); it != origin.end())
+                for (const std::string &r : it->second.rvars) varying.emplace(r, std::nullopt);
+            if (&inner == &dim) break;
+        }
+        for (const auto &rd : d.rdom->dims)
+            if (auto it = varying.find(rd.name); it != varying.end()) {
+                const IntImm *mn = as<IntImm>(rd.min), *ex = as<IntImm>(rd.extent);
+                if (mn && ex) it->second = std::pair<int64_t, int64_t>{mn->value, ex->value};
+            }
         std::string why;
         std::set<size_t> used_dims;
         for (const std::string &r : o.rvars) {
             bool found = false;
             for (size_t i = 0; i < d.args.size() && !found; i++)
-                if (!used_dims.count(i) && injective_in(d.args[i], r)) {
+                if (!used_dims.count(i) && injective_in(d.args[i], r, varying)) {
                     used_dims.insert(i);
                     found = true;
                 }
             if (!found) why = "its iterations may write the same point of Func \"" + f.name + "\" (no coordinate of the "
-                              "left-hand side is " + r + " plus a term without RVars)";
+                              "left-hand side is " + r + ", times a constant, plus terms that move by less than that constant while "
+                              "the loop runs)";
         }
         if (why.empty() && !reads_only_its_own_point(f, d))
             why = "the update reads Func \"" + f.name + "\" at points other than the one it writes" +

@@ -263,6 +263,45 @@ TEST(ScheduleErrors, VectorizedHistogramRaces) {
     q.hist.update().vectorize(q.r.x);
     expect_compile_error([&] { q.hist.realize({8}); }, {"reduction loop r.x is vectorized"});
 }
+TEST(ScheduleErrors, ReductionLoopsWriteDistinctPointsOnlyAgainstTheLoopsInsideThem) {
+    // g(r.y * 8 + r.x) = ...: while the loop over r.x runs, r.y is fixed (a tile's offset),
+    // so r.x's iterations write distinct points: vectorizing it is legal, and the result is
+    // the algorithm's.
+    Buffer<int32_t> in(std::vector<int>{64}, "in");
+    for (int i = 0; i < 64; i++) in(i) = i * 7 % 11;
+    RDom r(0, 8, 0, 8, "r");
+    Var x("x");
+    Func g("tiles");
+    g(x) = 0;
+    g(r.y * 8 + r.x) = in(r.y * 8 + r.x) * 2;
+    g.update().vectorize(r.x);
+    Buffer<int32_t> out = g.realize({64});
+    Buffer<int32_t> want = g.realize_reference({64});
+    for (int i = 0; i < 64; i++) EXPECT_EQ(out(i), want(i)) << i;
+    // Its rows are disjoint too: r.y * 8 + r.x with r.x < 8 moves by less than 8 while a
+    // row runs, so the loop over r.y may be parallel.
+    Func rows("rows");
+    rows(x) = 0;
+    rows(r.y * 8 + r.x) = in(r.y * 8 + r.x) + 1;
+    rows.update().parallel(r.y);
+    Buffer<int32_t> rows_out = rows.realize({64});
+    Buffer<int32_t> rows_want = rows.realize_reference({64});
+    for (int i = 0; i < 64; i++) EXPECT_EQ(rows_out(i), rows_want(i)) << i;
+    // Rows of 8 at a stride of 4 overlap.
+    Func overlap("overlap");
+    overlap(x) = 0;
+    overlap(r.y * 4 + r.x) = in(r.x);
+    overlap.update().parallel(r.y);
+    expect_compile_error([&] { overlap.realize({40}); }, {"reduction loop r.y is parallel", "may write the same point"});
+    // But against r.y, which changes while the loop over r.y runs, r.x is not fixed:
+    // h(r.y + r.x) with r.y parallel writes the same point from two iterations.
+    Func h("diagonals");
+    h(x) = 0;
+    h(r.y + r.x) = in(r.x);
+    h.update().parallel(r.y);
+    expect_compile_error([&] { h.realize({16}); },
+                         {"reduction loop r.y is parallel", "plus terms that move by less than that constant"});
+}
 TEST(ScheduleErrors, ParallelRDomWhosePredicateReadsAnotherPoint) {
     // Regression R5 (docs/semantics.md §14): f(x) = 1; r.where(f(0) == 1); f(r) = 2; parallel(r).
     Var x("x");
