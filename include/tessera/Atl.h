@@ -319,6 +319,18 @@ public:
     int updates(const Func &f) const;
     RVar loop(const Func &f, int update, const std::string &var) const;
 
+    /** The buffers the compiled program allocates (docs/atl.md, "Buffer reuse"), as
+     * scheduled now: one per let computed into storage and one for the result where it is
+     * computed apart from the output, and which of them take the memory of an earlier one
+     * whose value is dead by then (src/lower/ReuseAllocations.cpp: a let after the last
+     * use of another of the same size needs no buffer of its own). */
+    struct Storage {
+        int allocations = 0;  // before reuse
+        std::vector<std::pair<std::string, std::string>> reused;  // (buffer, the one whose memory it takes)
+        int saved() const { return int(reused.size()); }
+    };
+    Storage storage() const;
+
     /** Compiles (JIT) and runs on these inputs; pad cells of the result read 0 and are
      * marked pad exactly where the pad check says they are. */
     Value run(const Inputs &inputs) const;

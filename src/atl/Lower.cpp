@@ -21,6 +21,8 @@
 #include "atl/Mutation.h"
 #include "atl/PadCheck.h"
 #include "atl/Tree.h"
+#include "ir/IRVisitor.h"
+#include "lower/Lower.h"
 #include "tessera/Buffer.h"
 #include "tessera/Error.h"
 #include "tessera/IROperator.h"
@@ -387,6 +389,23 @@ RVar Program::loop(const Func &f, int update, const std::string &var) const {
     for (size_t i = 0; i < u.vars.size(); i++)
         if (u.vars[i] == var) return u.domain[int(i)];
     throw CompileError("ATL: update " + std::to_string(update) + " of Func " + f.name() + " has no loop over " + var);
+}
+
+Program::Storage Program::storage() const {
+    const ir::LoweredPipeline code = lower::lower(data_->output.data());
+    struct Count : ir::IRVisitor {
+        int allocations = 0;
+        using ir::IRVisitor::include;
+        void visit(const ir::Allocate *op) override {
+            allocations++;
+            ir::IRVisitor::visit(op);
+        }
+    } count;
+    count.include(code.body);
+    Storage s;
+    s.reused = code.reused_allocations;
+    s.allocations = count.allocations + s.saved();
+    return s;
 }
 
 Value Program::run(const Inputs &inputs) const {

@@ -53,6 +53,9 @@ struct LoweredPipeline {
     std::shared_ptr<FunctionData> output;
     std::vector<PipelineArgument> args;
     ir::Stmt body;
+    /** The allocations that took the memory of an enclosing one whose value was dead
+     * (src/lower/ReuseAllocations.cpp): (allocation, the allocation whose memory it took). */
+    std::vector<std::pair<std::string, std::string>> reused_allocations;
 };
 
 }  // namespace tessera::ir

@@ -130,6 +130,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     if (options.contract_floats) s = run("contract floats", [&] { return contract_floats(s); });
     s = run("hoist constant calls", [&] { return hoist_constant_calls(s); });
     s = run("uniquify names", [&] { return uniquify_names(s); });
+    s = run("reuse allocations", [&] { return reuse_allocations(s, p.reused_allocations); });
     s = run("common subexpressions", [&] { return common_subexpressions(s); });
     s = run("mark index arithmetic", [&] { return mark_index_arithmetic(s); });
 

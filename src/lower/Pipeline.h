@@ -181,6 +181,11 @@ ir::Stmt partition_loops(ir::Stmt s);
 /** Float products added at once become fused multiply-adds (opt-in: LowerOptions). */
 ir::Stmt contract_floats(ir::Stmt s);
 
+/** An allocation that begins after the last access of an enclosing one of the same type
+ * and at least its (constant) size takes its memory; each (allocation, the one whose
+ * memory it takes) is appended to `reused`. */
+ir::Stmt reuse_allocations(ir::Stmt s, std::vector<std::pair<std::string, std::string>> &reused);
+
 /** Math-library calls on constant arguments are computed once, in lets at the top. */
 ir::Stmt hoist_constant_calls(ir::Stmt s);
 

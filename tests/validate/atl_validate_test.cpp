@@ -56,6 +56,12 @@ std::vector<std::pair<std::string, Tensor>> example_programs() {
     p.emplace_back("T15 tiled matmul", trunc_r(1, flatten(gen(io, 3, transpose(trunc_r(1, flatten(gen(jo, 2, tile))))))));
     p.emplace_back("T16 split tensor add",
                    split(2, split(3, gen(i, 12, M(i / 4, i % 4) + M(i / 4, (i + 1) % 4)))));
+    p.emplace_back("let chain (c takes a's buffer)",
+                   let("a", gen(i, 6, v(i) * 2.0), [&](const Array &a) {
+                       return let("b", gen(i, 6, a(i) + 1.0), [&](const Array &b) {
+                           return let("c", gen(i, 6, b(i) * b(i)), [&](const Array &c) { return gen(j, 6, c(j) - b(j)); });
+                       });
+                   }));
     p.emplace_back("two-stage blur",
                    let("bx", gen(i, 8, gen(j, 7, I(i, j) + I(i, j + 1) + I(i, j + 2))), [&](const Array &bx) {
                        return gen(io, 6, gen(jo, 7, bx(io, jo) + bx(io + 1, jo) + bx(io + 2, jo)));
@@ -69,6 +75,7 @@ TEST(AtlValidate, ExampleProgramsAreProved) {
     for (const auto &[name, e] : example_programs()) {
         SCOPED_TRACE(name + ": " + e.to_string());
         atl::Program p(e, "atl");
+        if (name.rfind("let chain", 0) == 0) EXPECT_EQ(p.storage().saved(), 1);
         ValidationReport r = validate(p);
         EXPECT_EQ(check_of(r, "atl lowering").verdict, Verdict::Proved) << r.to_string();
         // The compiled code against the lowered Funcs: proved, or Unknown with a reason.

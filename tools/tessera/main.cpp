@@ -337,6 +337,10 @@ int atl_command(const Options &o) {
     if (!parsed.rewrites.empty()) std::printf("derived program: %s\n", derivation.program().to_string().c_str());
     const atl::Program program(derivation.program());
     std::printf("pad type: %s\n", program.pad_type().to_string().c_str());
+    const atl::Program::Storage storage = program.storage();
+    std::string reused;
+    for (const auto &[taker, taken] : storage.reused) reused += ", " + taker + " takes " + taken + "'s";
+    std::printf("storage: %d buffer(s), %d saved by reuse%s\n", storage.allocations, storage.saved(), reused.c_str());
     atl::Inputs inputs;
     for (const atl::Array &a : parsed.inputs) {
         atl::Value v(a.shape());
