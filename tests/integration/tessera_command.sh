@@ -85,6 +85,9 @@ if ! "$tessera" validate "$apps/blur/blur.tsr" --max-operations 1000 2>&1 | grep
     done
     expect 1 "cannot open" -- "$tessera" validate "$tmp/missing.tsr"
     expect 2 "validate needs a .tsr file" -- "$tessera" validate
+    # ATL: the derivation, the lowering and the code proved (docs/atl.md, "Validation").
+    expect 0 "atl rewrites: Proved" -- "$tessera" atl "$apps/atl_matmul/derived_matmul.atl" --validate
+    expect 0 "atl lowering: Proved" -- "$tessera" atl "$apps/atl_matmul/tiled_matmul.atl" --validate-strict
     expect 2 "--max-operations takes a count" -- "$tessera" validate "$apps/blur/blur.tsr" --max-operations lots
     # matmul's fused parallel loop is modelled as the two loops it fuses; a tiny operation
     # limit gives Unknown, not an error.

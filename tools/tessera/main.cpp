@@ -57,14 +57,19 @@ const char *kUsage =
 
 const std::map<std::string, std::string> kHelp = {
     {"atl",
-     "usage: tessera atl FILE.atl\n"
+     "usage: tessera atl FILE.atl [--validate | --validate-strict]\n"
      "\n"
      "Reads an ATL program (docs/atl.md) and applies its `rewrite` steps, comparing each\n"
      "result with the original on random inputs; checks the derived program's shapes,\n"
      "names and pads and prints its pad type; then fills each input with the pattern (c * 37) % 17 - 8 at row-major\n"
      "cell c, runs the reference interpreter and the compiled program, and prints the\n"
      "result's shape, its pad cells, its first cells and the largest difference between\n"
-     "the two. Exits with 1 if they differ by more than float rounding.\n"},
+     "the two. Exits with 1 if they differ by more than float rounding.\n"
+     "\n"
+     "--validate proves, with the validator, that the derived program means what the\n"
+     "original does, that its lowering computes ATL's meaning and that the compiled code\n"
+     "computes the lowered Funcs (docs/atl.md, \"Validation\"), and prints the report;\n"
+     "it exits with 1 if the report is Refuted (--validate-strict: if it is not Proved).\n"},
     {"compile",
      "usage: tessera compile FILE.tsr -o OUT [--emit c,h,o,stmt,html] [--target T] [--name FN] [--depfile F]\n"
      "\n"
@@ -366,7 +371,27 @@ int atl_command(const Options &o) {
     std::printf("first cells:");
     for (size_t c = 0; c < got.data.size() && c < 8; c++) std::printf(got.pad[c] ? " ()" : " %g", got.data[c]);
     std::printf("\nlargest difference from the reference interpreter: %g\n", worst);
-    return worst <= 1e-5 * scale ? 0 : 1;
+    if (worst > 1e-5 * scale) return 1;
+    if (o.validation != Options::Validation::Off) {
+#ifdef TESSERA_HAVE_VALIDATOR
+        // The derivation against the original (when it has steps), the lowering against
+        // ATL's meaning, and the compiled code against the lowered Funcs.
+        ValidateOptions options;
+        options.max_operations = o.max_operations;
+        options.rlimit = unsigned(o.rlimit);
+        options.on_progress = progress;
+        const auto t2 = std::chrono::steady_clock::now();
+        const ValidationReport r = parsed.rewrites.empty() ? validate(program, options) : validate(derivation, options);
+        progress("validated in " + std::to_string(int(ms_since(t2))) + " ms");
+        std::fputs(r.to_string().c_str(), stdout);
+        if (r.verdict == Verdict::Refuted ||
+            (r.verdict != Verdict::Proved && o.validation == Options::Validation::Strict))
+            return 1;
+#else
+        throw RuntimeError("this tessera was built without the validator (isl and Z3 were not found when it was built)");
+#endif
+    }
+    return 0;
 }
 
 int check(const Options &o) {
