@@ -92,10 +92,14 @@ atl::Tensor atl_blur(const atl::Array &in, int64_t H, int64_t W) {
     });
 }
 
-/** Each update of f: its loop over `outer` parallel and over `inner` vectorized, where the
- * update has them. */
+/** f's pure definition (the pad value's zeros, or the value of a Func lowered as one pure
+ * definition) vectorized and parallel by rows, and each update: its loop over `outer`
+ * parallel and over `inner` vectorized, where the update has them. */
 void schedule_updates(const atl::Program &p, const Func &f, const std::string &outer, const std::string &inner) {
     Func g = f;
+    const std::vector<Var> vars = g.args();
+    g.vectorize(vars.front(), 8);
+    if (vars.size() > 1) g.parallel(vars.back());
     for (int u = 0; u < p.updates(f); u++) {
         try {
             g.update(u).vectorize(p.loop(f, u, inner), 8);
@@ -122,6 +126,17 @@ void blur(int runs) {
     schedule_updates(scheduled, scheduled.output(), "i", "j");
     schedule_updates(scheduled, scheduled.let_func("bx"), "y", "x");
 
+    // Both stages are gens around a scalar, lowered as pure definitions over Vars named
+    // after their variables: Halide's blur schedule attaches to them by name.
+    atl::Program halide_style(two_stage, "atl_blur_halide_schedule");
+    halide_style.input_param("I").set(image);
+    {
+        Var i("i"), j("j"), x("x"), ji("ji"), ii("ii");
+        Func out = halide_style.output(), bx = halide_style.let_func("bx");
+        out.tile(j, i, ji, ii, 256, 32).vectorize(ji, 8).parallel(i);
+        bx.compute_at(out, j).vectorize(x, 8);
+    }
+
     // The tiled blur: the result in tiles of 32 x 256, each tile loop's steady state apart
     // from its tail (ATL's loop separation), then scheduled by loop name.
     atl::Derivation tiled_d(two_stage);
@@ -145,6 +160,7 @@ void blur(int runs) {
             {{"ATL, lowered as is", plain.output()},
              {"ATL, loops vectorized and parallel by name", scheduled.output()},
              {"ATL tiled 32 x 256 by rewrites (tile, separate), scheduled", tiled.output()},
+             {"ATL with Halide's blur schedule attached by variable name", halide_style.output()},
              {"Funcs, Halide's blur schedule", by}},
             {W, H}, runs, 6.0 * H * W);
 }

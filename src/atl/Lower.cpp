@@ -108,12 +108,60 @@ public:
         Destination out;
         out.func = Func(name);
         out.rank = int(e.shape.size());
-        define_zero(out);
         data_.output = out.func;
-        lower(e, out, false, {}, {}, {});
+        // The lets around the result come first; the result may then be pure.
+        const TensorNode *body = &e;
+        for (; body->op == TensorOp::Let; body = body->b.get()) define_let(*body, {}, {});
+        if (define_pure(out, *body, {})) {
+            // The result's shape is static: its window is exactly the tensor.
+            const std::vector<Var> vars = out.func.args();
+            for (size_t d = 0; d < vars.size(); d++)
+                out.func.bound(vars[d], 0, int_constant(e.shape[vars.size() - 1 - d], "an extent"));
+            return;
+        }
+        define_zero(out);
+        lower(*body, out, false, {}, {}, {});
     }
 
 private:
+    /** A destination whose expression is gens around a scalar, under no guard, stores that
+     * scalar at every cell: it is defined by that scalar as a pure definition, over Vars
+     * named after the gens' variables (the cell index: the variable minus the gen's lower
+     * bound) and, for a let, its extra dimensions' variables. No pad, no zeros, no update:
+     * bounds inference computes the cells consumers need, and the Func schedules as any
+     * pure Func (compute_at, tile, vectorize by variable name). False where that does not
+     * apply (the destination is then lowered by updates). */
+    bool define_pure(Destination &d, const TensorNode &e, const std::vector<std::shared_ptr<const CondNode>> &guards) {
+        if (!guards.empty()) return false;
+        std::vector<const TensorNode *> gens;
+        const TensorNode *leaf = &e;
+        while (leaf->op == TensorOp::Gen) {
+            gens.push_back(leaf);
+            leaf = leaf->a.get();
+        }
+        if (!is_scalar_op(leaf->op) || int(gens.size()) != d.rank) return false;
+        std::set<std::string> free;
+        mentions(*leaf, free);
+        std::map<std::string, Expr> vars;
+        std::vector<Expr> args;
+        for (auto g = gens.rbegin(); g != gens.rend(); ++g) {
+            const Var v((*g)->var);
+            args.push_back(v);
+            vars[(*g)->var] = injects(Mutation::GenLowerBoundIgnored) || (*g)->lo == 0
+                                  ? Expr(v)
+                                  : v + int_constant((*g)->lo, "a loop bound");
+        }
+        for (const std::string &c : d.captured) {
+            args.push_back(Var(c));
+            vars[c] = Var(c);
+        }
+        for (const std::string &v : free)
+            if (!vars.count(v)) return false;
+        guarded_ = false;
+        d.func(args) = scalar(*leaf, vars);
+        return true;
+    }
+
     void define_zero(Destination &d) {
         std::vector<Var> vars;
         for (int i = 0; i < d.rank + int(d.captured.size()); i++) vars.push_back(Var("d" + std::to_string(i)));
@@ -165,6 +213,13 @@ private:
 
     void lower_let(const TensorNode &e, const Destination &dest, bool accumulate, Reindexer theta,
                    std::vector<Loop> loops, std::vector<std::shared_ptr<const CondNode>> guards) {
+        define_let(e, loops, guards);
+        lower(*e.b, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
+    }
+
+    /** The Func of a let's value, computed at the root. */
+    void define_let(const TensorNode &e, const std::vector<Loop> &loops,
+                    const std::vector<std::shared_ptr<const CondNode>> &guards) {
         // The loop variables the let's value depends on: those it mentions and those of the
         // guards around it.
         std::set<std::string> mentioned;
@@ -181,12 +236,13 @@ private:
             }
         // (The mutant still runs the loop, but stores every iteration into the same cells.)
         if (injects(Mutation::LetNotIndexedByItsLoop) && !x.captured.empty()) x.captured.pop_back();
-        define_zero(x);
+        if (!define_pure(x, *e.a, guards)) {
+            define_zero(x);
+            lower(*e.a, x, false, {}, around, guards);
+        }
         x.func.compute_root();
         data_.lets[e.array->name] = x.func;
         lets_[e.array.get()] = x;
-        lower(*e.a, x, false, {}, around, guards);
-        lower(*e.b, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
     }
 
     /** The loop variables an expression mentions in indices, guards and reads. */

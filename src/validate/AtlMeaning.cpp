@@ -93,6 +93,7 @@ struct Leaf {
     const TensorNode *node = nullptr;
     bool accumulate = false;   // under a sum
     int rank = 0;              // the destination tensor's rank
+    std::vector<int64_t> shape;         // the destination tensor's shape
     std::vector<std::string> captured;  // the destination's extra coordinates
     std::vector<std::string> vars;      // the loops in scope, outermost first
     std::vector<Expr> constraints;      // over the cell, extra and loop dimensions
@@ -120,6 +121,7 @@ public:
     Meaning(const TensorNode &root, Captured captured) : captured_(std::move(captured)) {
         Context ctx;
         ctx.rank = int(root.shape.size());
+        ctx.shape = root.shape;
         std::vector<Expr> coords;
         for (int d = 0; d < ctx.rank; d++) {
             coords.push_back(variable(cell_dim(d)));
@@ -135,6 +137,7 @@ private:
     struct Context {
         std::string destination;
         int rank = 0;
+        std::vector<int64_t> shape;
         std::vector<std::string> captured;
         std::vector<Loop> loops;
         std::vector<Expr> guards, links;
@@ -160,6 +163,7 @@ private:
             Context value;
             value.destination = e.array->name;
             value.rank = int(e.a->shape.size());
+            value.shape = e.a->shape;
             value.captured = captured_(e, ctx.loops);
             for (const Loop &l : ctx.loops)
                 if (std::count(value.captured.begin(), value.captured.end(), l.var)) value.loops.push_back(l);
@@ -217,6 +221,7 @@ private:
         leaf.node = &e;
         leaf.accumulate = ctx.accumulate;
         leaf.rank = ctx.rank;
+        leaf.shape = ctx.shape;
         leaf.captured = ctx.captured;
         for (const Loop &l : ctx.loops) {
             leaf.vars.push_back(l.var);
@@ -431,7 +436,10 @@ NamedCheck result(const char *name, Verdict v, std::string detail) {
  * extra left-hand-side coordinates. */
 std::vector<std::string> captured_by_code(const ir::FunctionData &f, int rank) {
     std::vector<std::string> vars;
-    if (f.definitions.size() < 2) return vars;
+    if (f.definitions.size() == 1) {  // a pure definition: its extra Vars, named after the loops
+        vars.assign(f.args.begin() + std::min<ptrdiff_t>(rank, ptrdiff_t(f.args.size())), f.args.end());
+        return vars;
+    }
     const std::vector<Expr> &args = f.definitions[1].args;
     for (size_t j = size_t(rank); j < args.size(); j++) {
         const ir::Variable *v = as<ir::Variable>(args[j]);
@@ -496,6 +504,63 @@ void check_update(isl_ctx *ctx, const Leaf &leaf, const ir::FunctionData &f, siz
     same_terms(ir_term(value), terms.term(*leaf.node, {}), aff, iterations, leaf.vars, where);
 }
 
+/** No two points of `s` (over `dims`) agree on the dimensions before `first` and differ
+ * on those from `first` on: s is a function of its first dimensions. */
+bool single_valued(isl_ctx *ctx, const std::vector<std::string> &dims, const std::vector<Expr> &constraints, size_t first,
+                   const std::string &what) {
+    std::vector<std::string> pair = dims;
+    std::vector<Expr> both = constraints;
+    Substitution second;
+    for (size_t i = first; i < dims.size(); i++) {
+        pair.push_back("b." + dims[i]);
+        second[dims[i]] = variable("b." + dims[i]);
+    }
+    for (const Expr &c : constraints) both.push_back(ir::substitute(second, c));
+    Expr differ;
+    for (size_t i = first; i < dims.size(); i++) {
+        Expr d = variable(dims[i]) != variable("b." + dims[i]);
+        differ = differ.defined() ? (differ || d) : d;
+    }
+    if (!differ.defined()) return true;
+    both.push_back(differ);
+    return is_empty(points(ctx, pair, both, what));
+}
+
+/** A destination lowered as a pure definition (src/atl/Lower.cpp, define_pure): every cell
+ * (every value of its extra coordinates where the let is computed) takes its value from
+ * exactly one iteration of the leaf, and the definition's value at a cell is the leaf's
+ * there. */
+void check_pure(isl_ctx *ctx, const Leaf &leaf, const ir::FunctionData &f, const AtlTerms &terms) {
+    const std::string where = "the pure definition of Func " + f.name + ", for " + leaf.name();
+    const size_t coords = size_t(leaf.rank) + leaf.captured.size();
+    if (f.args.size() != coords) throw Mismatch(where + ": it has " + std::to_string(f.args.size()) + " dimensions");
+    const std::vector<std::string> dims = leaf.dims();
+    const Isl<isl_set> meaning = points(ctx, dims, leaf.constraints, leaf.name());
+    // Every cell of the tensor, for each extra coordinate at which the let is computed.
+    const Isl<isl_set> cells = project_from(meaning, unsigned(coords));
+    const Isl<isl_set> computed_at = project_first(cells, unsigned(leaf.rank));
+    std::vector<Expr> box;
+    for (int d = 0; d < leaf.rank; d++)
+        box.push_back(0 <= variable(cell_dim(d)) && variable(cell_dim(d)) < constant(leaf.shape[size_t(d)]));
+    std::vector<std::string> cell_dims(dims.begin(), dims.begin() + leaf.rank);
+    Isl<isl_set> all = points(ctx, cell_dims, box, where);
+    all = check(isl_set_flat_product(all.release(), computed_at.copy()), "a product");
+    all = check(isl_set_reset_space(all.release(), isl_set_get_space(cells.get())), "a space");
+    if (Isl<isl_set> missing = minus(all, cells); !is_empty(missing))
+        throw Mismatch(where + ": it defines the cell at " + point_text(missing, dims) +
+                       " with the leaf's value, where ATL's meaning has pad");
+    if (!single_valued(ctx, dims, leaf.constraints, coords, where))
+        throw Mismatch(where + ": ATL's meaning takes a cell from several iterations of the leaf");
+    // The value, with the definition's Vars read as the cell's coordinates.
+    Substitution at_cell;
+    for (size_t k = 0; k < coords; k++)
+        at_cell[f.args[k]] = variable(k < size_t(leaf.rank) ? cell_dim(leaf.rank - 1 - int(k)) : extra_dim(int(k) - leaf.rank));
+    std::map<std::string, Type> parameters;
+    const std::map<std::string, Expr> no_lets;
+    Affine aff(ctx, "S", dims, -1, no_lets, parameters);
+    same_terms(ir_term(ir::substitute(at_cell, f.definitions[0].value)), terms.term(*leaf.node, {}), aff, meaning, dims, where);
+}
+
 }  // namespace
 
 NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions &options) {
@@ -528,8 +593,32 @@ NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions
         // whose meaning is empty (under a guard that never holds, in an empty loop) may have
         // none.
         std::map<std::string, size_t> next;
-        int updates = 0;
+        int updates = 0, pure = 0;
+        // Destinations lowered as one pure definition: their one leaf that stores anything.
+        std::map<std::string, std::vector<const Leaf *>> stored;
         for (const Leaf &leaf : meaning.leaves) {
+            const auto f = func_of(leaf.destination);
+            if (!f || f->definitions.size() != 1) continue;
+            isl.reset_operations();
+            std::vector<const Leaf *> &l = stored[leaf.destination];
+            if (!is_empty(points(isl.get(), leaf.dims(), leaf.constraints, leaf.name()))) l.push_back(&leaf);
+        }
+        for (const auto &[dest, leaves] : stored) {
+            const auto f = func_of(dest);
+            if (leaves.size() > 1)
+                throw Mismatch("Func " + f->name + " has one definition, but ATL's meaning stores " +
+                               std::to_string(leaves.size()) + " leaves into it");
+            if (leaves.empty()) {
+                const ir::FloatImm *zero = as<ir::FloatImm>(f->definitions[0].value);
+                if (!zero || zero->value != 0) throw Mismatch("Func " + f->name + " must hold the pad value 0: no leaf stores into it");
+                continue;
+            }
+            isl.reset_operations();
+            check_pure(isl.get(), *leaves[0], *f, terms);
+            pure++;
+        }
+        for (const Leaf &leaf : meaning.leaves) {
+            if (stored.count(leaf.destination)) continue;
             isl.reset_operations();
             const auto f = func_of(leaf.destination);
             const bool empty = is_empty(points(isl.get(), leaf.dims(), leaf.constraints, leaf.name()));
@@ -555,13 +644,14 @@ NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions
         }
         for (const auto &[dest, u] : next) {
             const auto f = func_of(dest);
-            if (!f) continue;
+            if (!f || stored.count(dest)) continue;
             if (u != f->definitions.size())
                 throw Mismatch("Func " + f->name + "'s update " + std::to_string(u - 1) + " stores no leaf of the program");
         }
         return result(name, Verdict::Proved,
                       "each of the " + std::to_string(updates) + " update(s) stores its leaf's value into exactly the cells "
-                      "ATL's meaning takes from that leaf, and the Funcs start as the pad value 0");
+                      "ATL's meaning takes from that leaf, the Funcs updated start as the pad value 0, and each of the " +
+                          std::to_string(pure) + " pure definition(s) gives every cell its leaf's value");
     } catch (const Mismatch &m) {
         return result(name, Verdict::Refuted, m.what());
     } catch (const Unsupported &u) {

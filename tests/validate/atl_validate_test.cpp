@@ -96,6 +96,7 @@ TEST(AtlValidate, RandomProgramsAreNeverRefuted) {
         if (lowering.verdict == Verdict::Unknown) EXPECT_FALSE(lowering.detail.empty());
         lowering_proved += lowering.verdict == Verdict::Proved;
         proved += r.verdict == Verdict::Proved;
+        if (r.verdict != Verdict::Proved) std::printf("seed %u: %s", seed, r.to_string().c_str());
     }
     // The lowering check models every construct, and the code's check every store these
     // programs make (scalar results included): both prove them all.
