@@ -1,5 +1,5 @@
 // Lowering ATL by reindexers (docs/atl.md, "Lowering"; the destination-passing lowering of
-// the seed's Fig. 3) into Tessera Funcs.
+// the ATL paper's Fig. 3) into Tessera Funcs.
 //
 // Lowering descends the expression with a destination (a Func), a store mode (`=`, or
 // `+=` under a sum), the loops and guards around the current node, and a reindexer θ:
@@ -9,10 +9,10 @@
 // θ([]) is the destination index, and the leaf becomes one update definition of the
 // destination: `dest(θ([])) = value` (or `+=`) over a reduction domain of the loops around
 // the leaf (the outermost loop outermost), restricted by the guards. Every destination is
-// first defined as 0, the storage of the pad value (the seed's calloc).
+// first defined as 0, the storage of the pad value (the ATL paper's calloc).
 //
 // A let becomes a Func of its own, computed at the root, with one extra dimension per loop
-// variable around the let that its value or the guards around it mention (the seed
+// variable around the let that its value or the guards around it mention (the ATL paper
 // allocates the let per iteration of those loops).
 
 #include <algorithm>

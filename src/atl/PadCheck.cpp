@@ -5,10 +5,10 @@
 // variables), pads, splits' tails and empty sums make pad. So the check runs the
 // structural evaluator of src/atl/Evaluate.h on cells that are just "pad or not", which
 // decides exactly, for every value of the loop variables around each truncation, the
-// property the seed's pad type rules under-approximate. A loop whose variable no guard
+// property the ATL paper's pad type rules under-approximate. A loop whose variable no guard
 // below it mentions has the same pad structure in every iteration and is evaluated once,
 // so the cost is the size of the tensors, not of the loop nest; the pad type reported is
-// read off the result in the seed's form Pad(k, l, π1, r, π2, c).
+// read off the result in the ATL paper's form Pad(k, l, π1, r, π2, c).
 
 #include <functional>
 #include <map>

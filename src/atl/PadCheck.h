@@ -11,7 +11,7 @@ namespace tessera::atl::detail {
 
 /** Per cell of the program's result, row-major: 1 where it is the pad value. */
 std::vector<uint8_t> pad_cells(const TensorNode &program);
-/** The pad type, in the seed's form, of cells of this shape. */
+/** The pad type, in the ATL paper's form, of cells of this shape. */
 PadType pad_type_of(const std::vector<int64_t> &shape, const std::vector<uint8_t> &cells);
 
 }  // namespace tessera::atl::detail

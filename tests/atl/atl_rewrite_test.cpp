@@ -138,7 +138,7 @@ TEST(AtlRewrite, SeparateSplitsOffTheGuardFreeSteadyState) {
     expect_same_meaning(d);
 }
 
-TEST(AtlRewrite, TiledAndSeparatedMatmulIsTheSeedsTiledWithTails) {
+TEST(AtlRewrite, TiledAndSeparatedMatmulIsThePapersTiledWithTails) {
     Array A("A", {7, 4}), B("B", {4, 10});
     Derivation d(gen(i, 7, gen(j, 10, sum(k, 4, A(i, k) * B(k, j)))));
     d.tile("i", "j", 3, 3).separate("io").separate("jo");
@@ -189,7 +189,7 @@ TEST(AtlRewrite, CompareFindsADifferentMeaning) {
     Comparison differ = compare(gen(i, 4, A(i)), gen(i, 4, guard(i < 3, A(i))));
     EXPECT_FALSE(differ.equal);
     EXPECT_THAT(differ.mismatch, HasSubstr("cell 3"));
-    // The seed's over-truncating tiled loop (C - n % C when C divides n) changes the shape.
+    // The ATL paper's over-truncating tiled loop (C - n % C when C divides n) changes the shape.
     Comparison cut = compare(gen(i, 4, A(i)), trunc_r(2, flatten(gen(Index("io"), 2, gen(Index("ii"), 2,
                                                          A(Index("io") * 2 + Index("ii")))))));
     EXPECT_FALSE(cut.equal);
