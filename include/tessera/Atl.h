@@ -327,6 +327,9 @@ public:
     struct Storage {
         int allocations = 0;  // before reuse
         std::vector<std::pair<std::string, std::string>> reused;  // (buffer, the one whose memory it takes)
+        /** Lets computed per iteration of a loop ("r per iteration of i"): their buffer holds
+         * one iteration's cells, allocated anew in each, not every iteration's at once. */
+        std::vector<std::string> per_iteration;
         int saved() const { return int(reused.size()); }
     };
     Storage storage() const;

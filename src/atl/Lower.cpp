@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <tuple>
 
 #include "atl/Mutation.h"
 #include "atl/PadCheck.h"
@@ -78,6 +79,14 @@ struct Destination {
     Func func;
     int rank = 0;                     // the tensor's dimensions
     std::vector<std::string> captured;  // the loop variables that are extra dimensions
+    bool pure = false;                // defined by one pure definition (define_pure)
+};
+
+/** A stage that reads a let: the reading Func and its definition's index (0: pure). */
+struct Reader {
+    const ir::FunctionData *func;
+    int stage;
+    bool operator<(const Reader &o) const { return std::tie(func, stage) < std::tie(o.func, o.stage); }
 };
 
 struct UpdateInfo {
@@ -96,6 +105,7 @@ struct Program::Data {
     std::vector<Array> inputs;
     std::map<std::string, ImageParam> params;
     std::map<const ir::FunctionData *, std::vector<UpdateInfo>> updates;
+    std::vector<std::string> per_iteration;
 };
 
 namespace {
@@ -117,10 +127,11 @@ public:
             const std::vector<Var> vars = out.func.args();
             for (size_t d = 0; d < vars.size(); d++)
                 out.func.bound(vars[d], 0, int_constant(e.shape[vars.size() - 1 - d], "an extent"));
-            return;
+        } else {
+            define_zero(out);
+            lower(*body, out, false, {}, {}, {});
         }
-        define_zero(out);
-        lower(*body, out, false, {}, {}, {});
+        place_per_iteration();
     }
 
 private:
@@ -158,7 +169,9 @@ private:
         for (const std::string &v : free)
             if (!vars.count(v)) return false;
         guarded_ = false;
+        reading_ = Reader{d.func.data().get(), 0};
         d.func(args) = scalar(*leaf, vars);
+        d.pure = true;
         return true;
     }
 
@@ -348,6 +361,7 @@ private:
             }
             if (e.array->input) return data_.params.at(e.array->name)(args);
             const Destination &x = lets_.at(e.array.get());
+            readers_[e.array.get()].insert(reading_);
             for (const std::string &v : x.captured) args.push_back(vars.at(v));
             return x.func(args);
         }
@@ -390,13 +404,52 @@ private:
         for (auto c = idx.rbegin(); c != idx.rend(); ++c) coords.push_back(c->index);
         for (const std::string &v : dest.captured) coords.push_back(vars.at(v));
         guarded_ = !guards.empty();
+        reading_ = Reader{dest.func.data().get(), dest.func.num_update_definitions() + 1};
         Expr value = scalar(e, vars);
         if (accumulate && !injects(Mutation::SumStoresInsteadOfAdds)) dest.func(coords) += value;
         else dest.func(coords) = value;
         data_.updates[dest.func.data().get()].push_back(std::move(info));
     }
 
+    /** A let computed per iteration of loops (captured variables) is computed inside the
+     * one stage that reads it, at the innermost of those loops there, when it is a pure
+     * definition (whose extra dimensions bounds inference then narrows to the iteration):
+     * its buffer holds one iteration's cells, allocated anew in each, instead of every
+     * iteration's at once. The stage must loop over every captured variable. */
+    void place_per_iteration() {
+        for (const auto &[array, x] : lets_) {
+            auto readers = readers_.find(array);
+            if (!x.pure || x.captured.empty() || readers == readers_.end() || readers->second.size() != 1) continue;
+            const Reader r = *readers->second.begin();
+            if (r.stage == 0) continue;
+            const std::vector<UpdateInfo> &updates = data_.updates.at(r.func);
+            const UpdateInfo &u = updates.at(size_t(r.stage - 1));
+            // The innermost of the stage's loops (RDom dimension 0 is innermost) that is a
+            // captured variable; all of them must be loops of the stage.
+            int innermost = -1;
+            size_t found = 0;
+            for (size_t k = 0; k < u.vars.size(); k++)
+                if (std::count(x.captured.begin(), x.captured.end(), u.vars[k])) {
+                    found++;
+                    if (innermost < 0) innermost = int(k);
+                }
+            if (found != x.captured.size()) continue;
+            const Func reader = r.func == data_.output.data().get() ? data_.output : func_named(r.func);
+            Func f = x.func;
+            f.compute_at(LoopLevel(reader, u.domain[innermost], r.stage));
+            data_.per_iteration.push_back(array->name + " per iteration of " + u.vars[size_t(innermost)]);
+        }
+    }
+
+    Func func_named(const ir::FunctionData *f) const {
+        for (const auto &[name, func] : data_.lets)
+            if (func.data().get() == f) return func;
+        throw InternalError("ATL: no Func for a reader");
+    }
+
     Program::Data &data_;
+    std::map<const ArrayData *, std::set<Reader>> readers_;
+    Reader reading_{nullptr, 0};  // the stage whose value is being built
     std::map<const ArrayData *, Destination> lets_;
     bool guarded_ = false;  // the leaf being lowered is under a guard
 };
@@ -461,6 +514,7 @@ Program::Storage Program::storage() const {
     Storage s;
     s.reused = code.reused_allocations;
     s.allocations = count.allocations + s.saved();
+    s.per_iteration = data_->per_iteration;
     return s;
 }
 

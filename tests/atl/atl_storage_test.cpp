@@ -53,3 +53,26 @@ TEST(AtlStorage, LetsOfOtherSizesOrStillLiveKeepTheirBuffers) {
     });
     EXPECT_EQ(Program(live).storage().saved(), 0);
 }
+
+TEST(AtlStorage, ALetPerIterationHoldsOneIterationAtATime) {
+    // r depends on i: ATL computes it once per iteration of i. As a pure definition read
+    // by the one update that loops over i, it is computed inside that loop, its buffer
+    // one row (4 cells) instead of all 8 rows.
+    Index k("k");
+    Array M("M", {8, 4});
+    Tensor e = gen(i, 8, let("r", gen(j, 4, M(i, j) * 2.0), [&](const Array &r) { return sum(k, 4, r(k) * real(k)); }));
+    Program p(e);
+    EXPECT_EQ(p.storage().per_iteration, std::vector<std::string>{"r per iteration of i"});
+    Value m(std::vector<int64_t>{8, 4});
+    for (int c = 0; c < 32; c++) m.data[size_t(c)] = c % 5;
+    Value got = p.run({{"M", m}}), want = p.run_reference({{"M", m}});
+    EXPECT_EQ(got.data, want.data);
+    // Read by two stages (both sides of a concatenation), it stays at the root.
+    Tensor twice = gen(i, 8, let("r", gen(j, 4, M(i, j) * 2.0), [&](const Array &r) {
+                          return concat(gen(j, 2, r(j)), gen(j, 2, r(j + 2) * 3.0));
+                      }));
+    Program q(twice);
+    EXPECT_TRUE(q.storage().per_iteration.empty());
+    Value got2 = q.run({{"M", m}}), want2 = q.run_reference({{"M", m}});
+    EXPECT_EQ(got2.data, want2.data);
+}

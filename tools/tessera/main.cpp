@@ -345,6 +345,7 @@ int atl_command(const Options &o) {
     const atl::Program::Storage storage = program.storage();
     std::string reused;
     for (const auto &[taker, taken] : storage.reused) reused += ", " + taker + " takes " + taken + "'s";
+    for (const std::string &l : storage.per_iteration) reused += ", " + l;
     std::printf("storage: %d buffer(s), %d saved by reuse%s\n", storage.allocations, storage.saved(), reused.c_str());
     atl::Inputs inputs;
     for (const atl::Array &a : parsed.inputs) {
