@@ -255,6 +255,12 @@ public:
      * inside both): two gens gain a transpose; a sum and a gen, or two sums, swap as they
      * are (Σ of ⊞ is ⊞ of Σ). */
     Derivation &interchange(const std::string &var);
+    /** The loop over `outer` directly around the loop over `inner` (both gens or both
+     * sums; guards between move inside) becomes one loop over `fused` < n·m, with
+     * outer = lo + fused / m and inner = lo' + fused % m; two gens are stored through
+     * split(m, ·), so the storage order is unchanged (the ATL paper's one-loop tensor add).
+     * The name defaults to outer + inner. */
+    Derivation &fuse(const std::string &outer, const std::string &inner, const std::string &fused = "");
     /** Loop separation: the gen over `var` is cut where the guards inside it stop holding
      * everywhere: `gen var [lo, m) body'` ++ `gen var [m, hi) body`, where body' drops the
      * guard conjuncts that hold throughout the first part (the steady state of a tiled loop
@@ -265,7 +271,7 @@ public:
      * a nest of gens around a scalar expression. */
     Derivation &inline_let(const std::string &name);
     /** One step in the text form of docs/atl.md (`split i 4`, `split i 4 io ii`,
-     * `tile i j 4 4`, `interchange ii`, `separate io`, `inline t`). */
+     * `tile i j 4 4`, `interchange ii`, `fuse i j [ij]`, `separate io`, `inline t`). */
     Derivation &apply(const std::string &step);
 
     const Tensor &original() const;

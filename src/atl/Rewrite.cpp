@@ -10,6 +10,7 @@
 //            Σ_{i<n} e = Σ_{io<⌈n/k⌉} Σ_{ii<k} [io·k+ii < n] e[io·k+ii / i]
 //   tile     two splits, with the inner loops brought inside the outer ones by transposes
 //   interchange  ⊞_i ⊞_j e = (⊞_j ⊞_i e)^T,  Σ_i ⊞_j e = ⊞_j Σ_i e,  Σ_i Σ_j e = Σ_j Σ_i e
+//   fuse     ⊞_{i<n} ⊞_{j<m} e = split m (⊞_{f<nm} e[f/m / i, f%m / j]),  Σ_i Σ_j e = Σ_{f<nm} e[...]
 //   separate ⊞_{i∈[lo,hi)} e = ⊞_{i∈[lo,m)} e' ++ ⊞_{i∈[m,hi)} e, e' = e without the guard
 //            conjuncts that hold for every i < m (interval reasoning over the loops' ranges)
 //   inline   let x := ⊞_i s in b = b[s[idx / i] / x[idx]]
@@ -428,6 +429,30 @@ Derivation &Derivation::interchange(const std::string &var) {
     return *this;
 }
 
+Derivation &Derivation::fuse(const std::string &outer, const std::string &inner, const std::string &fused_name) {
+    const std::string fused = fused_name.empty() ? outer + inner : fused_name;
+    const std::string step = "fuse " + outer + " " + inner + " " + fused;
+    data_->fresh(step, {fused});
+    data_->run(step, [&](Copier &c, const TensorNode &e, const Substitution &tau) -> std::optional<Tensor> {
+        if ((e.op != TensorOp::Gen && e.op != TensorOp::Sum) || e.var != outer) return std::nullopt;
+        std::vector<std::shared_ptr<const CondNode>> guards;
+        const TensorNode *in = inner_loop(e, guards);
+        if (!in || in->op != e.op || in->var != inner)
+            fail(step, std::string("the ") + op_name(e.op) + " over " + outer + " must have a " + op_name(e.op) + " over " +
+                           inner + " directly inside it (guards aside)");
+        const int64_t n = e.extent(), m = in->extent();
+        if (m == 0) fail(step, "the loop over " + inner + " is empty: there is nothing to fuse");
+        const Index f(fused);
+        Substitution inside = tau;
+        inside.insert_or_assign(outer, e.lo == 0 ? f / Index(m) : f / Index(m) + Index(e.lo));
+        inside.insert_or_assign(inner, in->lo == 0 ? f % Index(m) : f % Index(m) + Index(in->lo));
+        Tensor body = reguard(c.copy(*in->a, inside), guards, inside);
+        Tensor t = loop_node(e.op, fused, 0, n * m, body);
+        return e.op == TensorOp::Gen ? atl::split(m, t) : t;
+    }, "loop over " + outer);
+    return *this;
+}
+
 namespace {
 /** Whether every guard conjunct in e that mentions `var` holds over the ranges (extended by
  * the loops inside e). */
@@ -538,10 +563,11 @@ Derivation &Derivation::apply(const std::string &text) {
         return split(w[1], number(2), w.size() == 5 ? w[3] : "", w.size() == 5 ? w[4] : "");
     if (kind == "tile" && w.size() == 5) return tile(w[1], w[2], number(3), number(4));
     if (kind == "interchange" && w.size() == 2) return interchange(w[1]);
+    if (kind == "fuse" && (w.size() == 3 || w.size() == 4)) return fuse(w[1], w[2], w.size() == 4 ? w[3] : "");
     if (kind == "separate" && w.size() == 2) return separate(w[1]);
     if (kind == "inline" && w.size() == 2) return inline_let(w[1]);
     fail(text, "expected one of `split VAR K [OUTER INNER]`, `tile Y X KY KX`, `interchange VAR`, "
-               "`separate VAR`, `inline NAME`");
+               "`fuse OUTER INNER [FUSED]`, `separate VAR`, `inline NAME`");
 }
 
 Comparison Derivation::check(int trials, uint64_t seed) const { return compare(data_->original, data_->program, trials, seed); }

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <regex>
 #include <set>
@@ -124,6 +125,22 @@ TEST(AtlRewrite, InterchangeSwapsLoopsAndTransposesGens) {
     expect_same_meaning(sums);
 }
 
+TEST(AtlRewrite, FuseMakesOneLoopStoredThroughASplit) {
+    // The ATL paper's one-loop tensor add: two gens fused, the storage order kept by split.
+    Array A("A", {3, 4}), B("B", {3, 4});
+    Derivation d(gen(i, 3, gen(j, 4, A(i, j) + B(i, j))));
+    d.fuse("i", "j");
+    EXPECT_EQ(d.program().to_string(), "split(4, gen ij < 12: A[ij / 4, ij % 4] + B[ij / 4, ij % 4])");
+    EXPECT_EQ(d.origins()[0].substitution.at("i").to_string(), "ij / 4");
+    expect_same_meaning(d);
+    // Sums fuse as they are; lower bounds are added back.
+    Derivation sums(gen(i, 3, sum(j, 1, 3, sum(k, 4, A(i, k) * real(j)))));
+    sums.fuse("j", "k", "jk");
+    EXPECT_EQ(sums.program().to_string(), "gen i < 3: sum jk < 8: A[i, jk % 4] * real(jk / 4 + 1)");
+    expect_same_meaning(sums);
+    expect_step_error(gen(i, 3, sum(k, 4, A(i, k))), "fuse i k", {"the gen over i must have a gen over k directly inside it"});
+}
+
 TEST(AtlRewrite, SeparateSplitsOffTheGuardFreeSteadyState) {
     Array A("A", {10});
     Derivation d(gen(i, 10, A(i) * 2.0));
@@ -235,13 +252,16 @@ TEST(AtlRewrite, RandomStepSequencesKeepTheMeaning) {
                     if (vars.insert((*m)[2]).second) loops.push_back((*m)[2]);
                 const std::string var = loops[rng() % loops.size()];
                 std::string step;
-                switch (rng() % 4) {
+                const size_t at = size_t(std::find(loops.begin(), loops.end(), var) - loops.begin());
+                const std::string next = at + 1 < loops.size() ? loops[at + 1] : var;
+                switch (rng() % 5) {
                 case 0:
                     step = "split " + var + " " + std::to_string(2 + rng() % 3) + " " + var + "o" + std::to_string(s) +
                            " " + var + "i" + std::to_string(s);
                     break;
                 case 1: step = "interchange " + var; break;
                 case 2: step = "separate " + var; break;
+                case 3: step = "fuse " + var + " " + next + " f" + std::to_string(s); break;
                 default: step = "inline bx"; break;
                 }
                 try {

@@ -208,6 +208,7 @@ TEST(AtlValidate, DerivationsAreProved) {
         {matmul(4, 4, 4), {"interchange k"}},  // a sum with nothing inside to swap: an error below
         {blur(), {"tile i j 4 4", "inline bx"}},
         {blur(), {"split y 3", "separate yo"}},
+        {matmul(4, 6, 5), {"fuse i j", "split k 2"}},
     };
     for (auto &[e, steps] : cases) {
         Derivation d(e);
