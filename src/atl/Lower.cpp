@@ -146,8 +146,8 @@ private:
         if (!guards.empty()) return false;
         std::vector<const TensorNode *> gens;
         const TensorNode *leaf = &e;
-        while (leaf->op == TensorOp::Gen) {
-            gens.push_back(leaf);
+        while (leaf->op == TensorOp::Gen || (leaf->op == TensorOp::Guard && injects(Mutation::PureDespiteGuard))) {
+            if (leaf->op == TensorOp::Gen) gens.push_back(leaf);
             leaf = leaf->a.get();
         }
         if (!is_scalar_op(leaf->op) || int(gens.size()) != d.rank) return false;

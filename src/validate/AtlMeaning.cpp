@@ -504,26 +504,29 @@ void check_update(isl_ctx *ctx, const Leaf &leaf, const ir::FunctionData &f, siz
     same_terms(ir_term(value), terms.term(*leaf.node, {}), aff, iterations, leaf.vars, where);
 }
 
-/** No two points of `s` (over `dims`) agree on the dimensions before `first` and differ
- * on those from `first` on: s is a function of its first dimensions. */
-bool single_valued(isl_ctx *ctx, const std::vector<std::string> &dims, const std::vector<Expr> &constraints, size_t first,
-                   const std::string &what) {
+/** Two points of the set `constraints` defines over `dims` that agree on every dimension
+ * but those in `varying` and differ in one of those (a sample, over `dims` followed by the
+ * second point's `varying`), or null if there are none: the set is then a function of its
+ * other dimensions. */
+Isl<isl_set> two_points(isl_ctx *ctx, const std::vector<std::string> &dims, const std::vector<Expr> &constraints,
+                        const std::vector<std::string> &varying, const std::string &what,
+                        std::vector<std::string> *pair_dims = nullptr) {
     std::vector<std::string> pair = dims;
     std::vector<Expr> both = constraints;
     Substitution second;
-    for (size_t i = first; i < dims.size(); i++) {
-        pair.push_back("b." + dims[i]);
-        second[dims[i]] = variable("b." + dims[i]);
-    }
-    for (const Expr &c : constraints) both.push_back(ir::substitute(second, c));
     Expr differ;
-    for (size_t i = first; i < dims.size(); i++) {
-        Expr d = variable(dims[i]) != variable("b." + dims[i]);
+    for (const std::string &v : varying) {
+        pair.push_back("b." + v);
+        second[v] = variable("b." + v);
+        Expr d = variable(v) != variable("b." + v);
         differ = differ.defined() ? (differ || d) : d;
     }
-    if (!differ.defined()) return true;
+    if (!differ.defined()) return Isl<isl_set>();
+    for (const Expr &c : constraints) both.push_back(ir::substitute(second, c));
     both.push_back(differ);
-    return is_empty(points(ctx, pair, both, what));
+    Isl<isl_set> clash = points(ctx, pair, both, what);
+    if (pair_dims) *pair_dims = pair;
+    return is_empty(clash) ? Isl<isl_set>() : clash;
 }
 
 /** A destination lowered as a pure definition (src/atl/Lower.cpp, define_pure): every cell
@@ -549,7 +552,7 @@ void check_pure(isl_ctx *ctx, const Leaf &leaf, const ir::FunctionData &f, const
     if (Isl<isl_set> missing = minus(all, cells); !is_empty(missing))
         throw Mismatch(where + ": it defines the cell at " + point_text(missing, dims) +
                        " with the leaf's value, where ATL's meaning has pad");
-    if (!single_valued(ctx, dims, leaf.constraints, coords, where))
+    if (two_points(ctx, dims, leaf.constraints, leaf.vars, where))
         throw Mismatch(where + ": ATL's meaning takes a cell from several iterations of the leaf");
     // The value, with the definition's Vars read as the cell's coordinates.
     Substitution at_cell;
@@ -734,26 +737,10 @@ NamedCheck check_atl_derivation(const atl::Derivation &derivation, const Validat
                     throw Mismatch(where + ": the original's leaf at " + point_text(twice, dims) +
                                    " is computed by two derived leaves");
                 // One to one: no two derived iterations give the same original one.
-                std::vector<std::string> pair = all;
-                std::vector<Expr> pcs = cs;
-                Substitution second;
-                for (const std::string &v : leaf.vars) {
-                    pair.push_back("b." + v);
-                    second[v] = variable("b." + v);
-                }
-                for (const Expr &c : cs) pcs.push_back(ir::substitute(second, c));
-                Expr differ;
-                for (const std::string &v : leaf.vars) {
-                    Expr d = variable(v) != variable("b." + v);
-                    differ = differ.defined() ? (differ || d) : d;
-                }
-                if (differ.defined()) {
-                    pcs.push_back(differ);
-                    const Isl<isl_set> clash = points(isl.get(), pair, pcs, where);
-                    if (!is_empty(clash))
-                        throw Mismatch(where + ": two of its iterations compute the original's leaf at the same point (" +
-                                       point_text(clash, pair) + ")");
-                }
+                std::vector<std::string> pair;
+                if (Isl<isl_set> clash = two_points(isl.get(), all, cs, leaf.vars, where, &pair))
+                    throw Mismatch(where + ": two of its iterations compute the original's leaf at the same point (" +
+                                   point_text(clash, pair) + ")");
                 covered = check(isl_set_union(covered.release(), image.release()), "a union");
                 // The same scalar, on the leaf's iterations.
                 AtlTerms derived_terms, original_terms;

@@ -124,6 +124,7 @@ std::vector<Mutant> lowering_mutants() {
     m.push_back({Mutation::SumStoresInsteadOfAdds, "sum", gen(i, 3, sum(k, 4, M(i, k)))});
     m.push_back({Mutation::GuardDropped, "guard", gen(i, 5, guard(i < 3, v(i)))});
     m.push_back({Mutation::GenLowerBoundIgnored, "gen from 2", gen(i, 2, 6, v(i))});
+    m.push_back({Mutation::PureDespiteGuard, "guard in a pure nest", gen(i, 3, gen(j, 4, guard(j < 2, M(i, j))))});
     m.push_back({Mutation::LetNotIndexedByItsLoop, "let per iteration",
                  gen(i, 3, let("r", gen(j, 4, M(i, j)), [&](const Array &r) { return sum(k, 4, r(k)); }))});
     return m;
@@ -169,9 +170,9 @@ TEST(AtlValidate, LoweringMutantsAreRefuted) {
         EXPECT_NE(r.verdict, Verdict::Proved);
         refuted += c.verdict == Verdict::Refuted;
     }
-    EXPECT_EQ(refuted, 10);
+    EXPECT_EQ(refuted, 11);
     // Each mutant really computes something else.
-    EXPECT_EQ(differing, 10);
+    EXPECT_EQ(differing, 11);
 }
 
 TEST(AtlValidate, ARefutationNamesTheLeafAndThePoint) {
@@ -182,6 +183,11 @@ TEST(AtlValidate, ARefutationNamesTheLeafAndThePoint) {
     EXPECT_THAT(d, HasSubstr("update 0 of Func atl"));
     EXPECT_THAT(d, HasSubstr("leaf 0 (M[i, j], stored into the output)"));
     EXPECT_THAT(d, HasSubstr("c.0 = "));
+    // A guarded nest made a pure definition: the cells the guard makes pad get a value.
+    ScopedMutation pure(Mutation::PureDespiteGuard);
+    const std::string p = check_of(validate(atl::Program(gen(i, 3, gen(j, 4, guard(j < 2, M(i, j)))))), "atl lowering").detail;
+    EXPECT_THAT(p, HasSubstr("the pure definition of Func atl"));
+    EXPECT_THAT(p, HasSubstr("where ATL's meaning has pad"));
 }
 
 namespace {
