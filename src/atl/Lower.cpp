@@ -36,9 +36,7 @@ namespace detail {
 namespace {
 thread_local Mutation current_mutation = Mutation::None;
 }
-Mutation mutation() { return current_mutation; }
-ScopedMutation::ScopedMutation(Mutation m) : previous_(current_mutation) { current_mutation = m; }
-ScopedMutation::~ScopedMutation() { current_mutation = previous_; }
+Mutation &mutation_slot() { return current_mutation; }
 }  // namespace detail
 
 namespace {

@@ -10,6 +10,8 @@
 // Each mutant is a mistake the lowering could plausibly make in one reindexer or one store;
 // it applies only where its construct occurs. Off by default; the switch is thread-local.
 
+#include "ir/ScopedSwitch.h"
+
 namespace tessera::atl::detail {
 
 enum class Mutation {
@@ -31,17 +33,11 @@ enum class Mutation {
     SeparateOneTooFar,       // separate's guard-free part runs one iteration too far
 };
 
-Mutation mutation();
+/** The mutant switched on in this thread (None by default), by reference. */
+Mutation &mutation_slot();
+inline Mutation mutation() { return mutation_slot(); }
 
-class ScopedMutation {
-public:
-    explicit ScopedMutation(Mutation m);
-    ~ScopedMutation();
-    ScopedMutation(const ScopedMutation &) = delete;
-    ScopedMutation &operator=(const ScopedMutation &) = delete;
-
-private:
-    Mutation previous_;
-};
+/** Switches mutant `m` on in this thread until destroyed (then restores the previous one). */
+using ScopedMutation = ir::ScopedSwitch<Mutation, mutation_slot>;
 
 }  // namespace tessera::atl::detail

@@ -98,10 +98,6 @@ const MutationInfo &mutation_info(Mutation m) {
     throw std::invalid_argument("no such mutation");
 }
 
-Mutation active_mutation() { return t_active; }
-
-ScopedMutation::ScopedMutation(Mutation m) : saved_(t_active) { t_active = m; }
-
-ScopedMutation::~ScopedMutation() { t_active = saved_; }
+Mutation &active_mutation_slot() { return t_active; }
 
 }  // namespace tessera::lower::testing

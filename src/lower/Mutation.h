@@ -21,6 +21,8 @@
 
 #include <vector>
 
+#include "ir/ScopedSwitch.h"
+
 namespace tessera::lower::testing {
 
 enum class Mutation {
@@ -74,21 +76,13 @@ struct MutationInfo {
 const std::vector<MutationInfo> &all_mutations();
 const MutationInfo &mutation_info(Mutation m);
 
-/** The mutant switched on in this thread (None by default). */
-Mutation active_mutation();
+/** The mutant switched on in this thread (None by default), by reference. */
+Mutation &active_mutation_slot();
+inline Mutation active_mutation() { return active_mutation_slot(); }
 /** Whether mutant `m` is the one switched on (for the passes). */
 inline bool injects(Mutation m) { return m != Mutation::None && active_mutation() == m; }
 
 /** Switches mutant `m` on in this thread until destroyed (then restores the previous one). */
-class ScopedMutation {
-public:
-    explicit ScopedMutation(Mutation m);
-    ~ScopedMutation();
-    ScopedMutation(const ScopedMutation &) = delete;
-    ScopedMutation &operator=(const ScopedMutation &) = delete;
-
-private:
-    Mutation saved_;
-};
+using ScopedMutation = ir::ScopedSwitch<Mutation, active_mutation_slot>;
 
 }  // namespace tessera::lower::testing
