@@ -126,6 +126,18 @@ void blur(int runs) {
     schedule_updates(scheduled, scheduled.output(), "i", "j");
     schedule_updates(scheduled, scheduled.let_func("bx"), "y", "x");
 
+    // Tiled by one rewrite (one update, its tails guarded), with bx computed per tile at
+    // the update's loop over jo: ATL's staged tiled blur, by schedule.
+    atl::Derivation staged_d(two_stage);
+    staged_d.tile("i", "j", 32, 256);
+    atl::Program staged(staged_d.program(), "atl_blur_staged");
+    staged.input_param("I").set(image);
+    schedule_updates(staged, staged.output(), "io", "ji");
+    {
+        Func bx = staged.let_func("bx");
+        bx.compute_at(staged.output(), staged.loop(staged.output(), 0, "jo")).vectorize(Var("x"), 8);
+    }
+
     // Both stages are gens around a scalar, lowered as pure definitions over Vars named
     // after their variables: Halide's blur schedule attaches to them by name.
     atl::Program halide_style(two_stage, "atl_blur_halide_schedule");
@@ -160,6 +172,7 @@ void blur(int runs) {
             {{"ATL, lowered as is", plain.output()},
              {"ATL, loops vectorized and parallel by name", scheduled.output()},
              {"ATL tiled 32 x 256 by rewrites (tile, separate), scheduled", tiled.output()},
+             {"ATL tiled 32 x 256 by rewrites (tile), bx per tile, scheduled", staged.output()},
              {"ATL with Halide's blur schedule attached by variable name", halide_style.output()},
              {"Funcs, Halide's blur schedule", by}},
             {W, H}, runs, 6.0 * H * W);
