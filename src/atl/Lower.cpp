@@ -62,11 +62,6 @@ struct Step {
  * θ_R, the step pushed last, first). */
 using Reindexer = std::vector<Step>;
 
-Expr int_constant(int64_t v, const char *what) {
-    if (v < INT32_MIN || v > INT32_MAX)
-        throw CompileError(std::string("ATL: ") + what + " " + std::to_string(v) + " does not fit in 32 bits");
-    return Expr(int32_t(v));
-}
 
 struct Loop {
     std::string var;
@@ -310,32 +305,12 @@ private:
         return idx;
     }
 
-    Expr index(const IndexNode &z, const std::map<std::string, Expr> &vars) {
-        switch (z.op) {
-        case IndexOp::Constant: return int_constant(z.value, "the index constant");
-        case IndexOp::Variable: return vars.at(z.name);
-        default: break;
-        }
-        Expr a = index(*z.a, vars), b = index(*z.b, vars);
-        switch (z.op) {
-        case IndexOp::Add: return a + b;
-        case IndexOp::Sub: return a - b;
-        case IndexOp::Mul: return a * b;
-        case IndexOp::Div: return a / b;  // by a positive constant: Euclidean is floor
-        case IndexOp::Mod: return a % b;
-        case IndexOp::CeilDiv: return (a + (b - 1)) / b;
-        default: return Expr();
-        }
+    static Expr index(const IndexNode &z, const std::map<std::string, Expr> &vars) {
+        return index_expr(z, [&](const std::string &v) { return vars.at(v); });
     }
 
-    Expr cond(const CondNode &p, const std::map<std::string, Expr> &vars) {
-        switch (p.op) {
-        case CondOp::And: return cond(*p.left, vars) && cond(*p.right, vars);
-        case CondOp::Lt: return index(*p.a.node(), vars) < index(*p.b.node(), vars);
-        case CondOp::Le: return index(*p.a.node(), vars) <= index(*p.b.node(), vars);
-        case CondOp::Eq: return index(*p.a.node(), vars) == index(*p.b.node(), vars);
-        }
-        return Expr();
+    static Expr cond(const CondNode &p, const std::map<std::string, Expr> &vars) {
+        return cond_expr(p, [&](const std::string &v) { return vars.at(v); });
     }
 
     Expr scalar(const TensorNode &e, const std::map<std::string, Expr> &vars) {

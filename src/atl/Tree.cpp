@@ -5,9 +5,11 @@
 #include "atl/Tree.h"
 
 #include <algorithm>
+#include <climits>
 #include <sstream>
 
 #include "tessera/Error.h"
+#include "tessera/IROperator.h"
 
 namespace tessera::atl {
 
@@ -317,6 +319,38 @@ bool detail::evaluate_cond(const CondNode &p, const Valuation &v) {
     case CondOp::Eq: return evaluate_index(*p.a.node(), v) == evaluate_index(*p.b.node(), v);
     }
     return false;
+}
+
+Expr detail::int_constant(int64_t v, const char *what) {
+    if (v < INT32_MIN || v > INT32_MAX)
+        throw CompileError(std::string("ATL: ") + what + " " + std::to_string(v) + " does not fit in 32 bits");
+    return Expr(int32_t(v));
+}
+
+Expr detail::index_expr(const IndexNode &z, const VariableValue &variable) {
+    switch (z.op) {
+    case IndexOp::Constant: return int_constant(z.value, "the index constant");
+    case IndexOp::Variable: return variable(z.name);
+    default: break;
+    }
+    Expr a = index_expr(*z.a, variable), b = index_expr(*z.b, variable);
+    switch (z.op) {
+    case IndexOp::Add: return a + b;
+    case IndexOp::Sub: return a - b;
+    case IndexOp::Mul: return a * b;
+    case IndexOp::Div: return a / b;
+    case IndexOp::Mod: return a % b;
+    default: return (a + (b - 1)) / b;  // CeilDiv
+    }
+}
+
+Expr detail::cond_expr(const CondNode &c, const VariableValue &variable) {
+    switch (c.op) {
+    case CondOp::And: return cond_expr(*c.left, variable) && cond_expr(*c.right, variable);
+    case CondOp::Lt: return index_expr(*c.a.node(), variable) < index_expr(*c.b.node(), variable);
+    case CondOp::Le: return index_expr(*c.a.node(), variable) <= index_expr(*c.b.node(), variable);
+    default: return index_expr(*c.a.node(), variable) == index_expr(*c.b.node(), variable);
+    }
 }
 
 void detail::index_variables(const IndexNode &z, std::set<std::string> &out) {

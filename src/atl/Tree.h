@@ -5,6 +5,7 @@
 // node kinds below.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -83,6 +84,18 @@ using Valuation = std::map<std::string, int64_t>;
  * check_names proves every variable bound first). */
 int64_t evaluate_index(const IndexNode &z, const Valuation &v);
 bool evaluate_cond(const CondNode &p, const Valuation &v);
+
+/** An integer constant of a program as a 32-bit Tessera constant (a CompileError naming
+ * `what` if it does not fit: compiled coordinates are 32-bit). */
+Expr int_constant(int64_t v, const char *what);
+
+/** An index or a condition as a Tessera integer (or bool) expression, each variable given
+ * by `variable`: lowering's translation (src/atl/Lower.cpp), which the validator reads
+ * ATL's meaning with too (src/validate/AtlMeaning.cpp). Division and remainder are by
+ * positive constants, where Tessera's Euclidean `/` and `%` are floor's. */
+using VariableValue = std::function<Expr(const std::string &)>;
+Expr index_expr(const IndexNode &z, const VariableValue &variable);
+Expr cond_expr(const CondNode &c, const VariableValue &variable);
 
 /** The variables an index or condition mentions. */
 void index_variables(const IndexNode &z, std::set<std::string> &out);

@@ -47,35 +47,14 @@ Expr constant(int64_t v) {
 
 using Substitution = std::map<std::string, Expr>;
 
-/** An ATL index as an integer expression over variables named by the loop variables (or
- * their substitutes). */
-Expr index_expr(const IndexNode &z, const Substitution &s) {
-    switch (z.op) {
-    case IndexOp::Constant: return constant(z.value);
-    case IndexOp::Variable: {
-        auto it = s.find(z.name);
-        return it == s.end() ? variable(z.name) : it->second;
-    }
-    default: break;
-    }
-    Expr a = index_expr(*z.a, s), b = index_expr(*z.b, s);
-    switch (z.op) {
-    case IndexOp::Add: return a + b;
-    case IndexOp::Sub: return a - b;
-    case IndexOp::Mul: return a * b;
-    case IndexOp::Div: return a / b;  // by a positive constant: floor
-    case IndexOp::Mod: return a % b;
-    default: return (a + (b - 1)) / b;
-    }
+/** An ATL index or condition over variables named by the loop variables, or their
+ * substitutes in `s` (lowering's translation: src/atl/Tree.h). */
+Expr index_of(const IndexNode &z, const Substitution &s) {
+    return atl::detail::index_expr(z, [&](const std::string &v) { return s.count(v) ? s.at(v) : variable(v); });
 }
 
-Expr cond_expr(const CondNode &c, const Substitution &s) {
-    switch (c.op) {
-    case CondOp::And: return cond_expr(*c.left, s) && cond_expr(*c.right, s);
-    case CondOp::Lt: return index_expr(*c.a.node(), s) < index_expr(*c.b.node(), s);
-    case CondOp::Le: return index_expr(*c.a.node(), s) <= index_expr(*c.b.node(), s);
-    default: return index_expr(*c.a.node(), s) == index_expr(*c.b.node(), s);
-    }
+Expr cond_of(const CondNode &c, const Substitution &s) {
+    return atl::detail::cond_expr(c, [&](const std::string &v) { return s.count(v) ? s.at(v) : variable(v); });
 }
 
 std::string cell_dim(int d) { return "c." + std::to_string(d); }
@@ -156,7 +135,7 @@ private:
             ctx.accumulate = true;
             return descend(*e.a, coords, ctx);
         case TensorOp::Guard:
-            ctx.guards.push_back(cond_expr(*e.cond, {}));
+            ctx.guards.push_back(cond_of(*e.cond, {}));
             return descend(*e.a, coords, ctx);
         case TensorOp::Let: {
             lets[e.array->name] = &e;
@@ -323,7 +302,7 @@ struct AtlTerms {
         case TensorOp::IndexValue: {
             Term t;
             t.kind = Term::IndexValue;
-            t.index = index_expr(*e.index.node(), s);
+            t.index = index_of(*e.index.node(), s);
             return t;
         }
         case TensorOp::Add: return binary(Term::Add, term(*e.a, s), term(*e.b, s));
@@ -339,7 +318,7 @@ struct AtlTerms {
             const TensorNode *v = lets->at(name)->a.get();
             Substitution at = s;
             for (const atl::Index &z : e.indices) {
-                at[v->var] = index_expr(*z.node(), s) + constant(v->lo);
+                at[v->var] = index_of(*z.node(), s) + constant(v->lo);
                 v = v->a.get();
             }
             return term(*v, at);
@@ -347,7 +326,7 @@ struct AtlTerms {
         Term t;
         t.kind = Term::Read;
         t.array = name;
-        for (size_t d = e.indices.size(); d-- > 0;) t.args.push_back(index_expr(*e.indices[d].node(), s));
+        for (size_t d = e.indices.size(); d-- > 0;) t.args.push_back(index_of(*e.indices[d].node(), s));
         if (!e.array->input)
             for (const std::string &v : captured->at(name)) t.args.push_back(s.count(v) ? s.at(v) : variable(v));
         return t;
@@ -718,7 +697,7 @@ NamedCheck check_atl_derivation(const atl::Derivation &derivation, const Validat
                 std::vector<std::string> all = leaf.dims();
                 std::vector<Expr> cs = leaf.constraints;
                 Substitution sigma;
-                for (const auto &[v, z] : origin.substitution) sigma[v] = index_expr(*z.node(), {});
+                for (const auto &[v, z] : origin.substitution) sigma[v] = index_of(*z.node(), {});
                 for (const std::string &v : orig.vars) {
                     if (!sigma.count(v)) throw Unsupported(where + ": no substitute recorded for " + v);
                     all.push_back("o." + v);
