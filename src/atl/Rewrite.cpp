@@ -20,6 +20,7 @@
 #include <random>
 #include <sstream>
 
+#include "analysis/Interval.h"
 #include "atl/Mutation.h"
 #include "atl/Tree.h"
 #include "tessera/Error.h"
@@ -78,51 +79,31 @@ void conjuncts(const std::shared_ptr<const CondNode> &c, std::vector<std::shared
     }
 }
 
-/** Closed integer intervals, for proving guard conjuncts true over loop ranges. */
-struct Interval {
+/** The ranges of loop variables [lo, hi], for proving guard conjuncts true over them. */
+struct LoopRange {
     int64_t lo, hi;
 };
-using Ranges = std::map<std::string, Interval>;
+using Ranges = std::map<std::string, LoopRange>;
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
-
-std::optional<Interval> bounds(const IndexNode &z, const Ranges &r) {
-    switch (z.op) {
-    case IndexOp::Constant: return Interval{z.value, z.value};
-    case IndexOp::Variable: {
-        auto it = r.find(z.name);
-        if (it == r.end()) return std::nullopt;
-        return it->second;
-    }
-    default: break;
-    }
-    auto a = bounds(*z.a, r), b = bounds(*z.b, r);
-    if (!a || !b) return std::nullopt;
-    switch (z.op) {
-    case IndexOp::Add: return Interval{a->lo + b->lo, a->hi + b->hi};
-    case IndexOp::Sub: return Interval{a->lo - b->hi, a->hi - b->lo};
-    case IndexOp::Mul: {
-        int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
-        return Interval{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-    }
-    case IndexOp::Div: return Interval{floor_div(a->lo, b->lo), floor_div(a->hi, b->lo)};
-    case IndexOp::CeilDiv: return Interval{-floor_div(-a->lo, b->lo), -floor_div(-a->hi, b->lo)};
-    default:  // Mod by a positive constant
-        if (floor_div(a->lo, b->lo) == floor_div(a->hi, b->lo))
-            return Interval{a->lo - floor_div(a->lo, b->lo) * b->lo, a->hi - floor_div(a->hi, b->lo) * b->lo};
-        return Interval{0, b->lo - 1};
-    }
-}
-
-/** Whether a comparison (not a conjunction) holds for every value in the ranges. */
-bool always_holds(const CondNode &c, const Ranges &r) {
-    Index d = c.a - c.b;
-    auto i = bounds(*d.node(), r);
-    if (!i) return false;
-    switch (c.op) {
-    case CondOp::Lt: return i->hi < 0;
-    case CondOp::Le: return i->hi <= 0;
-    default: return i->lo == 0 && i->hi == 0;
+/** Whether a comparison (not a conjunction) holds for every value in the ranges: the
+ * interval analysis of bounds inference (src/analysis/Interval.h) on the difference of its
+ * sides, as lowering translates them. */
+bool always_holds(const CondNode &c, const Ranges &ranges) {
+    try {
+        analysis::Scope scope;
+        for (const auto &[v, r] : ranges)
+            scope.push(v, analysis::Interval(int_constant(r.lo, "a loop bound"), int_constant(r.hi, "a loop bound")));
+        auto variable = [](const std::string &v) { return Expr(Var(v)); };
+        const Expr d = index_expr(*c.a.node(), variable) - index_expr(*c.b.node(), variable);
+        int64_t lo = 0, hi = 0;
+        if (!analysis::bounds_of_expr(d, scope).is_const(lo, hi)) return false;
+        switch (c.op) {
+        case CondOp::Lt: return hi < 0;
+        case CondOp::Le: return hi <= 0;
+        default: return lo == 0 && hi == 0;
+        }
+    } catch (const CompileError &) {
+        return false;  // a constant past 32 bits: nothing is proved
     }
 }
 
@@ -196,8 +177,8 @@ public:
         switch (e.op) {
         case TensorOp::Gen:
         case TensorOp::Sum: {
-            auto saved = scope_.find(e.var) != scope_.end() ? std::optional<Interval>(scope_[e.var]) : std::nullopt;
-            scope_[e.var] = Interval{e.lo, e.hi - 1};
+            auto saved = scope_.find(e.var) != scope_.end() ? std::optional<LoopRange>(scope_[e.var]) : std::nullopt;
+            scope_[e.var] = LoopRange{e.lo, e.hi - 1};
             Tensor body = copy(*e.a, tau);
             if (saved) scope_[e.var] = *saved;
             else scope_.erase(e.var);
@@ -468,7 +449,7 @@ bool guards_hold(const TensorNode &e, const std::string &var, Ranges &r) {
         }
     }
     const bool loop = e.op == TensorOp::Gen || e.op == TensorOp::Sum;
-    if (loop) r[e.var] = Interval{e.lo, e.hi - 1};
+    if (loop) r[e.var] = LoopRange{e.lo, e.hi - 1};
     bool ok = (!e.a || guards_hold(*e.a, var, r)) && (!e.b || guards_hold(*e.b, var, r));
     if (loop) r.erase(e.var);
     return ok;
@@ -492,7 +473,7 @@ Derivation &Derivation::separate(const std::string &var) {
         // The largest m such that the guards mentioning var hold for var in [lo, m).
         auto holds_below = [&](int64_t m) {
             Ranges r = c.scope();
-            r[var] = Interval{e.lo, m - 1};
+            r[var] = LoopRange{e.lo, m - 1};
             return guards_hold(*e.a, var, r);
         };
         int64_t good = e.lo, bad = e.hi + 1;  // holds_below(good) (vacuously), not holds_below(bad)
@@ -507,7 +488,7 @@ Derivation &Derivation::separate(const std::string &var) {
                            std::to_string(e.lo) + ", " + std::to_string(e.hi) + ")");
         const int start = c.position();
         Ranges &scope = c.scope();
-        scope[var] = Interval{e.lo, good - 1};
+        scope[var] = LoopRange{e.lo, good - 1};
         c.set_simplify(true);
         Tensor steady = c.copy(*e.a, tau);
         c.set_simplify(false);
@@ -516,7 +497,7 @@ Derivation &Derivation::separate(const std::string &var) {
         Tensor main = gen(Index(var), e.lo, good, steady);
         if (good == e.hi) return main;
         c.rewind(start);
-        scope[var] = Interval{good, e.hi - 1};
+        scope[var] = LoopRange{good, e.hi - 1};
         Tensor tail = gen(Index(var), good, e.hi, c.copy(*e.a, tau));
         scope.erase(var);
         return concat(main, tail);
