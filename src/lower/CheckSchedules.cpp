@@ -22,6 +22,8 @@
 #include <set>
 
 #include "analysis/Associativity.h"
+#include "analysis/Interval.h"
+#include "analysis/Simplify.h"
 #include "ir/IREquality.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
@@ -75,49 +77,24 @@ bool mentions_rvar(const Expr &e, const std::set<std::string> &varying) {
  * with their ranges where these are constants. */
 using Varying = std::map<std::string, std::optional<std::pair<int64_t, int64_t>>>;
 
-/** The terms of a sum, with their signs (casts to int32 looked through). */
-void sum_terms(const Expr &e, int64_t sign, std::vector<std::pair<int64_t, Expr>> &out) {
-    if (const Add *a = as<Add>(e)) {
-        sum_terms(a->a, sign, out);
-        sum_terms(a->b, sign, out);
-    } else if (const Sub *s = as<Sub>(e)) {
-        sum_terms(s->a, sign, out);
-        sum_terms(s->b, -sign, out);
-    } else if (const Cast *c = as<Cast>(e); c && c->type == Int(32)) {
-        sum_terms(c->value, sign, out);
-    } else {
-        out.emplace_back(sign, e);
-    }
-}
-
-/** How far a term can move while the loop runs: the width of its range over the varying
- * RVars' ranges (everything else is fixed meanwhile). nullopt if not known. */
+/** How far a term can move while the loop runs: the width of its interval (the interval
+ * analysis of bounds inference) when the varying RVars range over theirs and everything
+ * else stays fixed. nullopt if not known. */
 std::optional<int64_t> spread(const Expr &e, const Varying &varying) {
-    std::set<std::string> names;
-    for (const auto &[n, range] : varying) names.insert(n);
-    if (!mentions_rvar(e, names)) return 0;
-    if (const Variable *v = as<Variable>(e)) {
-        const auto &range = varying.at(v->name);
-        if (!range) return std::nullopt;
-        return range->second - 1;
-    }
-    std::vector<std::pair<int64_t, Expr>> terms;
-    sum_terms(e, 1, terms);
-    if (terms.size() > 1) {
-        int64_t total = 0;
-        for (const auto &[sign, t] : terms) {
-            auto w = spread(t, varying);
-            if (!w) return std::nullopt;
-            total += *w;
+    analysis::Scope scope;
+    for (const auto &[name, range] : varying) {
+        if (!range) {
+            if (mentions_rvar(e, {name})) return std::nullopt;
+            continue;
         }
-        return total;
+        scope.push(name, analysis::Interval(IntImm::make(Int(32), range->first),
+                                            IntImm::make(Int(32), range->first + range->second - 1)));
     }
-    if (const Mul *m = as<Mul>(e)) {
-        for (const auto &[k, x] : {std::pair{m->a, m->b}, std::pair{m->b, m->a}})
-            if (const IntImm *c = as<IntImm>(k))
-                if (auto w = spread(x, varying)) return *w * (c->value < 0 ? -c->value : c->value);
-    }
-    return std::nullopt;
+    const analysis::Interval i = analysis::bounds_of_expr(e, scope);
+    if (!i.is_bounded()) return std::nullopt;
+    const IntImm *width = as<IntImm>(analysis::simplify(Sub::make(i.max, i.min)));
+    if (!width) return std::nullopt;
+    return width->value;
 }
 
 /** e as c * r + t, where c is a constant: c and how far t can move while the loop runs
