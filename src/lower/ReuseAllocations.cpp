@@ -14,8 +14,11 @@
 // value left, as a fresh allocation's are undefined. Stores keep their provenance: the
 // stores of the later Func now name the earlier buffer, which is only memory.
 
+#include <climits>
 #include <optional>
 
+#include "analysis/ConstMath.h"
+#include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
@@ -45,26 +48,16 @@ bool accesses(const Stmt &s, const std::string &buffer) {
     return f.found;
 }
 
-std::optional<int64_t> constant(const Expr &e) {
-    if (const IntImm *i = as<IntImm>(e)) return i->value;
-    if (const UIntImm *u = as<UIntImm>(e); u && u->value <= uint64_t(INT64_MAX)) return int64_t(u->value);
-    if (const Cast *c = as<Cast>(e)) return constant(c->value);
-    if (const Mul *m = as<Mul>(e)) {
-        auto a = constant(m->a), b = constant(m->b);
-        if (a && b) return *a * *b;
-    }
-    return std::nullopt;
-}
-
 /** The number of elements of an allocation, if constant. */
 std::optional<int64_t> constant_size(const Allocate *a) {
-    int64_t n = 1;
+    analysis::detail::i128 n = 1;
     for (const Expr &e : a->extents) {
-        auto v = constant(e);
-        if (!v) return std::nullopt;
-        n *= *v;
+        analysis::detail::i128 v = 0;
+        if (!analysis::detail::const_int(analysis::simplify(e), v) || v < 0) return std::nullopt;
+        n *= v;
+        if (n > INT64_MAX) return std::nullopt;
     }
-    return n;
+    return int64_t(n);
 }
 
 class Rename : public IRMutator {
