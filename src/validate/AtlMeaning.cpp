@@ -76,6 +76,7 @@ struct Leaf {
     std::vector<std::string> captured;  // the destination's extra coordinates
     std::vector<std::string> vars;      // the loops in scope, outermost first
     std::vector<Expr> constraints;      // over the cell, extra and loop dimensions
+    mutable Isl<isl_set> cached_meaning;  // the constraints' set, once computed (meaning_of)
 
     std::vector<std::string> dims() const {
         std::vector<std::string> d;
@@ -228,6 +229,13 @@ Isl<isl_set> points(isl_ctx *ctx, const std::vector<std::string> &dims, const st
     if (!parameters.empty())
         throw Mismatch(what + " depends on " + parameters.begin()->first + ", which is not among its dimensions");
     return s;
+}
+
+/** A leaf's meaning: the points of its dimensions where its constraints hold, computed
+ * once per leaf (in the context of the check, which must outlive the leaf). */
+const Isl<isl_set> &meaning_of(isl_ctx *ctx, const Leaf &leaf) {
+    if (!leaf.cached_meaning) leaf.cached_meaning = points(ctx, leaf.dims(), leaf.constraints, leaf.name());
+    return leaf.cached_meaning;
 }
 
 std::string point_text(const Isl<isl_set> &s, const std::vector<std::string> &dims) {
@@ -451,7 +459,7 @@ void check_update(isl_ctx *ctx, const Leaf &leaf, const ir::FunctionData &f, siz
     for (size_t j = 0; j < leaf.captured.size(); j++)
         graph.push_back(variable(extra_dim(int(j))) == def.args[size_t(leaf.rank) + j]);
     const std::vector<std::string> dims = leaf.dims();
-    const Isl<isl_set> meaning = points(ctx, dims, leaf.constraints, leaf.name());
+    const Isl<isl_set> &meaning = meaning_of(ctx, leaf);
     const Isl<isl_set> code = points(ctx, dims, graph, where);
     if (Isl<isl_set> lost = minus(meaning, code); !is_empty(lost))
         throw Mismatch(where + ": ATL's meaning takes a cell's value from the leaf at " + point_text(lost, dims) +
@@ -517,7 +525,7 @@ void check_pure(isl_ctx *ctx, const Leaf &leaf, const ir::FunctionData &f, const
     const size_t coords = size_t(leaf.rank) + leaf.captured.size();
     if (f.args.size() != coords) throw Mismatch(where + ": it has " + std::to_string(f.args.size()) + " dimensions");
     const std::vector<std::string> dims = leaf.dims();
-    const Isl<isl_set> meaning = points(ctx, dims, leaf.constraints, leaf.name());
+    const Isl<isl_set> &meaning = meaning_of(ctx, leaf);
     // Every cell of the tensor, for each extra coordinate at which the let is computed.
     const Isl<isl_set> cells = project_from(meaning, unsigned(coords));
     const Isl<isl_set> computed_at = project_first(cells, unsigned(leaf.rank));
@@ -583,7 +591,7 @@ NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions
             if (!f || f->definitions.size() != 1) continue;
             isl.reset_operations();
             std::vector<const Leaf *> &l = stored[leaf.destination];
-            if (!is_empty(points(isl.get(), leaf.dims(), leaf.constraints, leaf.name()))) l.push_back(&leaf);
+            if (!is_empty(meaning_of(isl.get(), leaf))) l.push_back(&leaf);
         }
         for (const auto &[dest, leaves] : stored) {
             const auto f = func_of(dest);
@@ -603,7 +611,7 @@ NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions
             if (stored.count(leaf.destination)) continue;
             isl.reset_operations();
             const auto f = func_of(leaf.destination);
-            const bool empty = is_empty(points(isl.get(), leaf.dims(), leaf.constraints, leaf.name()));
+            const bool empty = is_empty(meaning_of(isl.get(), leaf));
             if (!f) {
                 if (empty) continue;
                 throw Mismatch("let " + leaf.destination + " has no Func, but ATL's meaning stores " + leaf.name());
@@ -656,6 +664,7 @@ NamedCheck check_atl_derivation(const atl::Derivation &derivation, const Validat
             for (const Loop &l : scope) vars.push_back(l.var);
             return vars;
         };
+        IslContext isl(options.max_operations);  // before the leaves, which keep isl sets
         Meaning before(original, around), after(derived, around);
         const auto &origins = derivation.origins();
         if (origins.size() != after.leaves.size())
@@ -665,7 +674,6 @@ NamedCheck check_atl_derivation(const atl::Derivation &derivation, const Validat
         for (const Leaf &l : before.leaves) captured_before[l.destination] = l.captured;
         for (const Leaf &l : after.leaves) captured_after[l.destination] = l.captured;
 
-        IslContext isl(options.max_operations);
         int compared = 0;
         for (const Leaf &orig : before.leaves) {
             std::vector<size_t> from;
@@ -731,7 +739,7 @@ NamedCheck check_atl_derivation(const atl::Derivation &derivation, const Validat
                 std::map<std::string, Type> parameters;
                 const std::map<std::string, Expr> no_lets;
                 Affine aff(isl.get(), "S", leaf.vars, -1, no_lets, parameters);
-                const Isl<isl_set> iterations = project_first(points(isl.get(), leaf.dims(), leaf.constraints, where),
+                const Isl<isl_set> iterations = project_first(meaning_of(isl.get(), leaf),
                                                               unsigned(leaf.rank) + unsigned(leaf.captured.size()));
                 Isl<isl_set> domain = check(isl_set_reset_space(iterations.copy(), isl_set_get_space(aff.universe().get())),
                                             "a space");
