@@ -245,6 +245,16 @@ Expr require(const Expr &condition, const Expr &value, const Args &...args) {
     return detail::make_require(condition, {value, detail::print_part(args)...});
 }
 
+/** No value, of type t (Halide's undef): the pure definition `f(x, y) = undef(Float(32))`
+ * computes nothing, and f's values are those its updates write. Only the whole value of
+ * a pure definition may be undef (a CompileError elsewhere); reading a point of f that no
+ * update wrote is a RuntimeError of the reference interpreter (docs/semantics.md §7.1). */
+Expr undef(Type t);
+template<typename T>
+Expr undef() {
+    return undef(type_of<T>());
+}
+
 /** Halide's cheaper float32 math, written out as arithmetic (src/lang/FastMath.cpp): a
  * range reduction through the float's bits and a short polynomial, within a few units in
  * the last place of exp and log for normal values, the same bits everywhere (not Halide's

@@ -9,7 +9,9 @@
 // θ([]) is the destination index, and the leaf becomes one update definition of the
 // destination: `dest(θ([])) = value` (or `+=`) over a reduction domain of the loops around
 // the leaf (the outermost loop outermost), restricted by the guards. Every destination is
-// first defined as 0, the storage of the pad value (the ATL paper's calloc).
+// first defined as 0, the storage of the pad value (the ATL paper's calloc), unless its
+// updates store every cell (writes_every_cell): then it is defined as undef, and nothing
+// fills it before they run.
 //
 // A let becomes a Func of its own, computed at the root, with one extra dimension per loop
 // variable around the let that its value or the guards around it mention (the ATL paper
@@ -115,15 +117,14 @@ public:
         // The lets around the result come first; the result may then be pure.
         const TensorNode *body = &e;
         for (; body->op == TensorOp::Let; body = body->b.get()) define_let(*body, {}, {});
-        if (define_pure(out, *body, {})) {
-            // The result's shape is static: its window is exactly the tensor.
-            const std::vector<Var> vars = out.func.args();
-            for (size_t d = 0; d < vars.size(); d++)
-                out.func.bound(vars[d], 0, int_constant(e.shape[vars.size() - 1 - d], "an extent"));
-        } else {
-            define_zero(out);
+        if (!define_pure(out, *body, {})) {
+            define_initial(out, *body, {});
             lower(*body, out, false, {}, {}, {});
         }
+        // The result's shape is static: its window is exactly the tensor.
+        const std::vector<Var> vars = out.func.args();
+        for (size_t d = 0; d < vars.size(); d++)
+            out.func.bound(vars[d], 0, int_constant(e.shape[vars.size() - 1 - d], "an extent"));
         place_per_iteration();
     }
 
@@ -168,11 +169,36 @@ private:
         return true;
     }
 
-    void define_zero(Destination &d) {
+    /** The pure definition of a destination lowered by updates: undef where its updates
+     * store every cell (in every iteration it is computed for), else 0, the pad value. */
+    void define_initial(Destination &d, const TensorNode &e, const std::vector<std::shared_ptr<const CondNode>> &guards) {
         std::vector<Var> vars;
         for (int i = 0; i < d.rank + int(d.captured.size()); i++) vars.push_back(Var("d" + std::to_string(i)));
         std::vector<Expr> args(vars.begin(), vars.end());
-        d.func(args) = Expr(0.0f);
+        const bool undefined = (guards.empty() && writes_every_cell(e)) || injects(Mutation::UndefDespitePad);
+        d.func(args) = undefined ? undef<float>() : Expr(0.0f);
+    }
+
+    /** Whether lowering e stores each of its cells exactly once with `=`: no sum (which
+     * accumulates into the pad value), guard, pad or truncation (which leave cells to the
+     * pad value or write outside), and splits that divide their dimension (a partial last
+     * block is pad). Gens and the other reshapes map loops to cells one to one. */
+    static bool writes_every_cell(const TensorNode &e) {
+        switch (e.op) {
+        case TensorOp::Gen: return e.extent() == 0 || writes_every_cell(*e.a);
+        case TensorOp::Let: return writes_every_cell(*e.b);
+        case TensorOp::Concat: return writes_every_cell(*e.a) && writes_every_cell(*e.b);
+        case TensorOp::Flatten:
+        case TensorOp::Transpose: return writes_every_cell(*e.a);
+        case TensorOp::Split: return e.k > 0 && e.a->shape[0] % e.k == 0 && writes_every_cell(*e.a);
+        case TensorOp::Sum:
+        case TensorOp::Guard:
+        case TensorOp::TruncL:
+        case TensorOp::TruncR:
+        case TensorOp::PadL:
+        case TensorOp::PadR: return false;
+        default: return is_scalar_op(e.op);
+        }
     }
 
     void lower(const TensorNode &e, const Destination &dest, bool accumulate, Reindexer theta,
@@ -243,7 +269,7 @@ private:
         // (The mutant still runs the loop, but stores every iteration into the same cells.)
         if (injects(Mutation::LetNotIndexedByItsLoop) && !x.captured.empty()) x.captured.pop_back();
         if (!define_pure(x, *e.a, guards)) {
-            define_zero(x);
+            define_initial(x, *e.a, guards);
             lower(*e.a, x, false, {}, around, guards);
         }
         x.func.compute_root();

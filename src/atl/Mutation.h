@@ -27,6 +27,7 @@ enum class Mutation {
     GenLowerBoundIgnored,    // a gen over [lo, hi) stores its variable, not var - lo
     LetNotIndexedByItsLoop,  // a let computed per iteration of a loop drops that dimension
     PureDespiteGuard,        // a guard inside a gen nest is skipped, the nest made a pure definition
+    UndefDespitePad,         // a destination is defined as undef although some cells are pad
     // rewrites
     SplitGuardOffByOne,      // split's tail guard is outer * k + inner <= n
     SplitInnerLoopTooLong,   // split's inner loop runs to k + 1 (tiles overlap)

@@ -173,8 +173,14 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::Random: return "random_hash";
     case Intrinsic::Print: return "print_when";
     case Intrinsic::Require: return "require";
+    case Intrinsic::Undef: return "undef";
     }
     return "?";
+}
+
+bool is_undef(const Expr &e) {
+    const Call *c = as<Call>(e);
+    return c && c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Undef;
 }
 
 Expr Call::make_intrinsic(Type t, Intrinsic op, std::vector<Expr> args) {

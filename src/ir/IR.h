@@ -220,9 +220,17 @@ enum class Intrinsic : uint8_t {
     // Lowering lifts it into an AssertStmt before the statement that evaluates it
     // (src/lower/LiftRequirements.cpp), so lowered code has none.
     Require,
+    // undef(): no value. Only the whole value of a pure definition (src/lang/Validity.cpp):
+    // the Func's values are those its updates write, and reading a point no update wrote
+    // is a RuntimeError of the reference interpreter (docs/semantics.md §7.1). Lowering
+    // computes no pure stage for it, so lowered code has none.
+    Undef,
 };
 
 const char *intrinsic_name(Intrinsic op);
+
+/** Whether e is undef() (Intrinsic::Undef). */
+bool is_undef(const Expr &e);
 
 /** print_when and require: the intrinsics with an effect, each (condition, value, parts...)
  * and worth its value operand (args[1]) as a value. */

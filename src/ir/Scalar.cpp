@@ -283,6 +283,7 @@ Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args
     }
     case Intrinsic::Print:  // the interpreters write the line (print_part)
     case Intrinsic::Require: return args[1];  // the interpreters check the condition
+    case Intrinsic::Undef: throw InternalError("undef is evaluated (a pure definition of undef has no values)");
     case Intrinsic::ShiftLeft: return shift(true, t, args[0], arg_types[1], args[1]);
     case Intrinsic::ShiftRight: return shift(false, t, args[0], arg_types[1], args[1]);
     case Intrinsic::Reinterpret: {

@@ -121,6 +121,11 @@ void match_types(Expr &a, Expr &b) {
     b = cast(t, b);
 }
 
+Expr undef(Type t) {
+    if (t.lanes != 1) user_error("undef takes a scalar type; got " + t.to_string());
+    return ir::Call::make_intrinsic(t, Intrinsic::Undef, {});
+}
+
 namespace detail {
 
 Expr int_literal_like(const Expr &other, int64_t v, bool is_unsigned_64, uint64_t uv) {

@@ -26,12 +26,14 @@ struct Uses : IRVisitor {
     std::vector<const Variable *> vars;   // every Variable occurrence
     std::vector<const Call *> func_calls; // every call to a Func
     std::vector<const Call *> image_calls;
+    int undefs = 0;                       // undef() calls
     using IRVisitor::include;
 
 protected:
     void visit(const Variable *op) override { vars.push_back(op); }
     void visit(const Call *op) override {
         if (op->call_kind == CallKind::Func) func_calls.push_back(op);
+        if (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Undef) undefs++;
         if (op->call_kind == CallKind::Image) image_calls.push_back(op);
         IRVisitor::visit(op);
     }
@@ -47,6 +49,17 @@ std::string join_names(const std::vector<std::string> &names) {
     std::string s;
     for (size_t i = 0; i < names.size(); i++) s += (i ? ", " : "") + names[i];
     return s;
+}
+
+/** undef is a whole pure definition's value only: it stands for "no value", which no
+ * operation, update or coordinate can use. */
+void check_undef_use(const FunctionData &f, int stage, const Uses &uses, const Expr &value) {
+    if (uses.undefs == 0 || (stage == 0 && is_undef(value))) return;
+    fail(f, stage,
+         stage == 0 ? "undef is used inside the value; undef may only be the whole value of a pure definition "
+                      "(f(x, y) = undef<float>()), whose values the updates then write"
+                    : "undef is used in an update; undef may only be the whole value of a pure definition "
+                      "(f(x, y) = undef<float>()), whose values the updates then write");
 }
 
 std::string call_text(const Call *c) { return c->name + "(" + arg_list(c->args) + ")"; }
@@ -174,6 +187,7 @@ void check_pure_definition(const FunctionData &f, const std::vector<Expr> &args,
             fail(f, 0, "the value uses the Var " + v->name + ", which is not one of its arguments (" +
                            arg_list(args) + ")");
     }
+    check_undef_use(f, 0, uses, value);
     check_calls(f, 0, uses);
 }
 
@@ -278,6 +292,7 @@ void check_update_definition(const FunctionData &f, int update_index, const std:
     }
     for (const Call *c : uses.func_calls)
         if (c->func.get() == &f) check_separation(f, stage, args, c);
+    check_undef_use(f, stage, uses, value);
     check_calls(f, stage, uses);
 }
 

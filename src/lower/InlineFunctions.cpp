@@ -203,6 +203,11 @@ PipelinePlan inline_functions(const std::shared_ptr<FunctionData> &output) {
     };
     visit(output);
 
+    for (const auto &f : order)
+        if (f->definitions.size() == 1 && is_undef(f->definitions[0].value))
+            throw CompileError("Func \"" + f->name + "\" is defined as undef and has no update, so it has no values; "
+                               "undef is the pure definition of a Func whose updates write its values");
+
     std::map<const FunctionData *, Definition> inlined;
     for (const auto &f : order)
         if (is_inlined(*f, *output)) {

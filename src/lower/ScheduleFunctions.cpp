@@ -493,6 +493,11 @@ bool computes_past_region(const FuncPlan &p, const std::string &var) {
 Stmt schedule_functions(PipelinePlan &plan) {
     for (FuncPlan &p : plan.funcs)
         for (int s = 0; s < int(p.defs.size()); s++) {
+            // An undef pure definition computes nothing: the updates write the values.
+            if (s == 0 && is_undef(p.defs[0].value)) {
+                p.stages.push_back(Block::make(std::vector<Stmt>{}));
+                continue;
+            }
             StageBuilder b(p, s);
             p.stages.push_back(b.build(*p.defs[size_t(s)].schedule));
         }

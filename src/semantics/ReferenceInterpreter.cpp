@@ -104,6 +104,13 @@ private:
 
 struct FuncState;
 
+/** A read of a point whose only definition is an undef pure definition: a RuntimeError
+ * where it reaches a value, caught where an update may still write the point (the value
+ * before an all-pure update that overwrites it). */
+struct UndefinedValue : RuntimeError {
+    using RuntimeError::RuntimeError;
+};
+
 // ---------------------------------------------------------------------------------------
 // Expressions compiled to a flat node array with variables resolved to frame slots, so
 // that evaluating a point does no name lookups.
@@ -148,6 +155,7 @@ struct StageState {
     PointStore *active_overlay = nullptr;
     const int32_t *active_point = nullptr;  // all-pure stages: the single point
     Scalar *active_value = nullptr;
+    const bool *active_undefined = nullptr;  // whether *active_value is still undef
     explicit StageState(int dims) : store(dims) {}
 };
 
@@ -459,7 +467,8 @@ private:
                 if (!(v && v->var_kind == VarKind::Pure)) stage->lhs_roots[i] = compile(p, scope, d.args[i]);
             }
             for (const Expr &pred : d.predicates) stage->predicate_roots.push_back(compile(p, scope, pred));
-            stage->value_root = compile(p, scope, d.value);
+            // An undef pure definition has no program: reading it is an error (stage_value).
+            if (!is_undef(d.value)) stage->value_root = compile(p, scope, d.value);
             st.stages.push_back(std::move(stage));
         }
     }
@@ -569,8 +578,10 @@ private:
     Scalar self_value(FuncState &f, int s, const int32_t *c) {
         StageState &active = *f.stages[size_t(s)];
         if (active.active_point) {
-            if (std::memcmp(active.active_point, c, sizeof(int32_t) * size_t(f.dims)) == 0)
+            if (std::memcmp(active.active_point, c, sizeof(int32_t) * size_t(f.dims)) == 0) {
+                if (*active.active_undefined) throw undefined_at(f, c);
                 return *active.active_value;
+            }
         } else if (active.active_overlay) {
             Scalar v;
             if (active.active_overlay->get(c, v)) return v;
@@ -609,6 +620,14 @@ private:
         return ok;
     }
 
+    /** The error of reading f at c where only an undef pure definition defines it. */
+    static UndefinedValue undefined_at(const FuncState &f, const int32_t *c) {
+        std::string point;
+        for (int i = 0; i < f.dims; i++) point += (i ? ", " : "") + std::to_string(c[i]);
+        return UndefinedValue("Func \"" + f.func->name + "\" has no value at (" + point +
+                              "): its pure definition is undef and no update writes that point");
+    }
+
     Scalar stage_value(FuncState &f, int s, const int32_t *c) {
         StageState &st = *f.stages[size_t(s)];
         Scalar v;
@@ -616,30 +635,45 @@ private:
         std::vector<Scalar> slots(size_t(std::max(st.program.num_slots, 1)));
         for (int i : st.pure_positions) slots[size_t(i)] = make_int(c[i]);
         if (s == 0) {
+            if (st.value_root < 0) throw undefined_at(f, c);
             v = eval(st.program, st.value_root, slots.data());
             st.store.put(c, v);
             return v;
         }
         if (st.all_pure) {
-            // The update writes only at the query point: replay its RDom there.
-            v = stage_value(f, s - 1, c);
+            // The update writes only at the query point: replay its RDom there. The value
+            // before it may be undef, as long as an iteration overwrites it before it is
+            // read.
+            bool undefined = false;
+            try {
+                v = stage_value(f, s - 1, c);
+            } catch (const UndefinedValue &) {
+                undefined = true;
+            }
             int32_t point[kMaxDims];
             std::memcpy(point, c, sizeof(int32_t) * size_t(f.dims));
             auto *saved_point = st.active_point;
             auto *saved_value = st.active_value;
+            auto *saved_undefined = st.active_undefined;
             st.active_point = point;
             st.active_value = &v;
+            st.active_undefined = &undefined;
             try {
                 for_each_rdom_point(st, slots.data(), [&] {
-                    if (predicates_hold(st, slots.data())) v = eval(st.program, st.value_root, slots.data());
+                    if (!predicates_hold(st, slots.data())) return;
+                    v = eval(st.program, st.value_root, slots.data());
+                    undefined = false;
                 });
             } catch (...) {
                 st.active_point = saved_point;
                 st.active_value = saved_value;
+                st.active_undefined = saved_undefined;
                 throw;
             }
             st.active_point = saved_point;
             st.active_value = saved_value;
+            st.active_undefined = saved_undefined;
+            if (undefined) throw undefined_at(f, c);
             st.store.put(c, v);
             return v;
         }

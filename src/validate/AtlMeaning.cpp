@@ -13,6 +13,7 @@
 
 #include "validate/AtlMeaning.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -551,6 +552,42 @@ void check_pure(isl_ctx *ctx, const Leaf &leaf, const ir::FunctionData &f, const
     same_terms(ir_term(ir::substitute(at_cell, f.definitions[0].value)), terms.term(*leaf.node, {}), aff, meaning, dims, where);
 }
 
+/** For a destination defined as undef (src/atl/Lower.cpp: its updates store every cell),
+ * that the leaves storing into it do: the cells (with the extra coordinates) of their
+ * meanings, over every value of the extra coordinates where any leaf stores, fill the
+ * tensor's shape. Else a cell holds no value where ATL's meaning has the pad value 0. */
+void check_every_cell_stored(const ir::FunctionData &f, const std::vector<int64_t> &first_shape,
+                             const std::vector<const Leaf *> &leaves, isl_ctx *ctx) {
+    if (leaves.empty()) {
+        if (std::count(first_shape.begin(), first_shape.end(), 0) > 0) return;  // no cells
+        throw Mismatch("Func " + f.name + " is undef, but no leaf of ATL's meaning stores into it");
+    }
+    const Leaf &first = *leaves.front();
+    Isl<isl_set> stored;
+    for (const Leaf *leaf : leaves) {
+        const isl_size loops = isl_set_dim(meaning_of(ctx, *leaf).get(), isl_dim_set) - leaf->rank - int(leaf->captured.size());
+        Isl<isl_set> cells = check(isl_set_project_out(meaning_of(ctx, *leaf).copy(), isl_dim_set,
+                                                       unsigned(leaf->rank + int(leaf->captured.size())), unsigned(loops)),
+                                   "the cells stored");
+        cells = check(isl_set_reset_space(cells.release(), isl_set_get_space(stored ? stored.get() : cells.get())), "the cells stored");
+        stored = stored ? check(isl_set_union(stored.release(), cells.release()), "the cells stored") : std::move(cells);
+    }
+    // Every cell of the shape, at every value of the extra coordinates stored at.
+    Isl<isl_set> all = check(isl_set_project_out(stored.copy(), isl_dim_set, 0, unsigned(first.rank)), "the cells of the shape");
+    all = check(isl_set_insert_dims(all.release(), isl_dim_set, 0, unsigned(first.rank)), "the cells of the shape");
+    for (int i = 0; i < first.rank; i++) {
+        all = check(isl_set_lower_bound_si(all.release(), isl_dim_set, unsigned(i), 0), "the cells of the shape");
+        all = check(isl_set_upper_bound_si(all.release(), isl_dim_set, unsigned(i), first.shape[size_t(i)] - 1), "the cells of the shape");
+    }
+    all = check(isl_set_reset_space(all.release(), isl_set_get_space(stored.get())), "the cells of the shape");
+    const Isl<isl_set> missing = minus(all, stored);
+    if (!is_empty(missing))
+        throw Mismatch("Func " + f.name + " is undef, but no leaf stores its cell at " +
+                       point_text(missing, std::vector<std::string>(first.dims().begin(), first.dims().begin() + first.rank +
+                                                                                            long(first.captured.size()))) +
+                       ", where ATL's meaning has the pad value 0");
+}
+
 }  // namespace
 
 NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions &options) {
@@ -607,6 +644,9 @@ NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions
             check_pure(isl.get(), *leaves[0], *f, terms);
             pure++;
         }
+        // Destinations defined as undef: their shape and the leaves that store anything.
+        std::map<std::string, std::vector<const Leaf *>> undefined;
+        std::map<std::string, std::vector<int64_t>> undefined_shape;
         for (const Leaf &leaf : meaning.leaves) {
             if (stored.count(leaf.destination)) continue;
             isl.reset_operations();
@@ -616,9 +656,16 @@ NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions
                 if (empty) continue;
                 throw Mismatch("let " + leaf.destination + " has no Func, but ATL's meaning stores " + leaf.name());
             }
-            if (f->definitions.empty() || f->definitions[0].rdom || !as<ir::FloatImm>(f->definitions[0].value) ||
-                as<ir::FloatImm>(f->definitions[0].value)->value != 0)
-                throw Mismatch("Func " + f->name + " must first be defined as 0, the pad value's storage");
+            const bool undef = !f->definitions.empty() && ir::is_undef(f->definitions[0].value);
+            if (undef) {
+                undefined_shape[leaf.destination] = leaf.shape;
+                std::vector<const Leaf *> &l = undefined[leaf.destination];
+                if (!empty) l.push_back(&leaf);
+            }
+            if (!undef && (f->definitions.empty() || f->definitions[0].rdom || !as<ir::FloatImm>(f->definitions[0].value) ||
+                           as<ir::FloatImm>(f->definitions[0].value)->value != 0))
+                throw Mismatch("Func " + f->name + " must first be defined as 0, the pad value's storage, or as undef where its "
+                               "updates store every cell");
             size_t &u = next.emplace(leaf.destination, 1).first->second;
             if (u >= f->definitions.size()) {
                 if (empty) continue;
@@ -638,9 +685,14 @@ NamedCheck check_atl_lowering(const atl::Program &program, const ValidateOptions
             if (u != f->definitions.size())
                 throw Mismatch("Func " + f->name + "'s update " + std::to_string(u - 1) + " stores no leaf of the program");
         }
+        for (const auto &[dest, leaves] : undefined) {
+            isl.reset_operations();
+            check_every_cell_stored(*func_of(dest), undefined_shape[dest], leaves, isl.get());
+        }
         return result(name, Verdict::Proved,
                       "each of the " + std::to_string(updates) + " update(s) stores its leaf's value into exactly the cells "
-                      "ATL's meaning takes from that leaf, the Funcs updated start as the pad value 0, and each of the " +
+                      "ATL's meaning takes from that leaf, the Funcs updated start as the pad value 0 (or, " +
+                          std::to_string(undefined.size()) + " of them, as undef, every cell stored), and each of the " +
                           std::to_string(pure) + " pure definition(s) gives every cell its leaf's value");
     } catch (const Mismatch &m) {
         return result(name, Verdict::Refuted, m.what());

@@ -11,6 +11,7 @@
 
 #include "../atl/random_programs.h"
 #include "atl/Mutation.h"
+#include "ir/Function.h"
 
 using namespace tessera;
 using namespace tessera::atl;
@@ -188,6 +189,26 @@ TEST(AtlValidate, ARefutationNamesTheLeafAndThePoint) {
     const std::string p = check_of(validate(atl::Program(gen(i, 3, gen(j, 4, guard(j < 2, M(i, j)))))), "atl lowering").detail;
     EXPECT_THAT(p, HasSubstr("the pure definition of Func atl"));
     EXPECT_THAT(p, HasSubstr("where ATL's meaning has pad"));
+}
+
+TEST(AtlValidate, AnUndefDestinationMustHaveEveryCellStored) {
+    // Lowering defines a destination as undef where its updates store every cell (no pad,
+    // no sum, no guard): a transpose and a flatten of gens. Defining one with pad cells so
+    // (the mutant) leaves those cells with no value, and the lowering check names one.
+    Array v("v", {10}), M("M", {3, 4});
+    atl::Program flat(flatten(transpose(gen(i, 3, gen(j, 4, M(i, j))))));
+    ASSERT_TRUE(ir::is_undef(flat.output().data()->definitions[0].value));
+    EXPECT_EQ(validate(flat).verdict, Verdict::Proved);
+    atl::Program padded(pad_r(2, gen(i, 3, v(i))));
+    EXPECT_FALSE(ir::is_undef(padded.output().data()->definitions[0].value));
+
+    ScopedMutation on(Mutation::UndefDespitePad);
+    atl::Program p(pad_r(2, gen(i, 3, v(i))));
+    ASSERT_TRUE(ir::is_undef(p.output().data()->definitions[0].value));
+    const ValidationReport r = validate(p);
+    const NamedCheck &c = check_of(r, "atl lowering");
+    EXPECT_EQ(c.verdict, Verdict::Refuted);
+    EXPECT_THAT(c.detail, HasSubstr("is undef, but no leaf stores its cell at c.0 = "));
 }
 
 namespace {

@@ -358,3 +358,39 @@ TEST(ValidateValues, AShiftedEpilogueInABoundaryLoopIsRefuted) {
     const validator::ValidationReport r = validator::validate_lowered(p);
     EXPECT_EQ(r.verdict, Verdict::Refuted) << r.to_string();
 }
+
+TEST(ValidateValues, UndefPureDefinitionsAreProvedWhereTheUpdatesWriteWhatIsRead) {
+    // A transpose through a reduction into an undef Func at the root, and an undef output
+    // written in tiles: nothing computes the pure definitions, and every cell read (or in
+    // the window) is written by an update.
+    Buffer<uint16_t> in = image(8, 6);
+    Var x("x"), y("y");
+    RDom r(0, 8, 0, 6, "r");
+    Func t("t"), out("out");
+    t(x, y) = undef<uint16_t>();
+    t(r.y, r.x) = in(r.x, r.y) * 2;
+    out(x, y) = t(x, y) + 1;
+    t.compute_root();
+    out.bound(x, 0, 6).bound(y, 0, 8);
+    validator::ValidationReport rep = validator::validate_lowered(lower::lower(out.data()));
+    EXPECT_EQ(rep.verdict, Verdict::Proved) << rep.to_string();
+
+    RDom s(0, 4, 0, 4, "s");
+    Func tiles("tiles");
+    tiles(x) = undef<uint16_t>();
+    tiles(s.y * 4 + s.x) = in(s.x, s.y) + 3;
+    tiles.bound(x, 0, 16);
+    rep = validator::validate_lowered(lower::lower(tiles.data()));
+    EXPECT_EQ(rep.verdict, Verdict::Proved) << rep.to_string();
+
+    // Reading a row the update does not write: the algorithm gives it no value, so the
+    // value check cannot be Proved.
+    Func u("u"), o2("o2");
+    u(x, y) = undef<uint16_t>();
+    u(r.y, r.x) = in(r.x, r.y);
+    o2(x, y) = u(x, y + 1);
+    u.compute_root();
+    o2.bound(x, 0, 6).bound(y, 0, 8);
+    rep = validator::validate_lowered(lower::lower(o2.data()));
+    EXPECT_NE(rep.verdict, Verdict::Proved) << rep.to_string();
+}
