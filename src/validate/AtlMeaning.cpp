@@ -581,11 +581,12 @@ void check_every_cell_stored(const ir::FunctionData &f, const std::vector<int64_
     }
     all = check(isl_set_reset_space(all.release(), isl_set_get_space(stored.get())), "the cells of the shape");
     const Isl<isl_set> missing = minus(all, stored);
-    if (!is_empty(missing))
-        throw Mismatch("Func " + f.name + " is undef, but no leaf stores its cell at " +
-                       point_text(missing, std::vector<std::string>(first.dims().begin(), first.dims().begin() + first.rank +
-                                                                                            long(first.captured.size()))) +
+    if (!is_empty(missing)) {
+        std::vector<std::string> dims = first.dims();
+        dims.resize(size_t(first.rank) + first.captured.size());  // the cell and extra coordinates
+        throw Mismatch("Func " + f.name + " is undef, but no leaf stores its cell at " + point_text(missing, dims) +
                        ", where ATL's meaning has the pad value 0");
+    }
 }
 
 }  // namespace
