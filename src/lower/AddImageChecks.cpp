@@ -92,6 +92,31 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
     // smaller than) the split factor. Checked first: the inputs' regions follow from the
     // output's, so this is the cause when both fail.
     std::vector<Stmt> coverage;
+    // An output whose updates write through a reduction dimension inside its bound region
+    // there is computed in the output buffer (src/lower/InlineFunctions.cpp,
+    // writes_inside_bounds): the buffer must be that region.
+    if (const FuncPlan &out = plan.funcs.back(); out.storage == out.func->name) {
+        const FunctionData &f = *out.func;
+        for (int i = 0; i < f.dimensions(); i++) {
+            bool reduction = false;
+            for (size_t st = 1; st < out.defs.size(); st++) reduction = reduction || !out.defs[st].pure_dims[size_t(i)];
+            for (const ir::Bound &b : f.schedule.bounds) {
+                if (!reduction || b.var != f.args[size_t(i)]) continue;
+                const Expr one = IntImm::make(Int(32), 1);
+                const Expr mn = buffer_min(f.name, i), mx = Sub::make(Add::make(mn, buffer_extent(f.name, i)), one);
+                const Expr last = Sub::make(Add::make(b.min, b.extent), one);
+                coverage.push_back(AssertStmt::make(
+                    And::make(EQ::make(mn, b.min), EQ::make(mx, last)),
+                    {str("Output buffer \"" + f.name + "\" covers ["), mn, str(", "), mx,
+                     str("] in dimension " + std::to_string(i) + " (" + f.args[size_t(i)] + "), but Func \"" + f.name +
+                         "\" is bound to ["),
+                     b.min, str(", "), last,
+                     str("] there, where its updates write through a reduction dimension: realize it over its bound "
+                         "region")}));
+                break;
+            }
+        }
+    }
     std::vector<RegionQuery> queries{RegionQuery{plan.output->name, plan.output->dimensions(), true}};
     for (const Call *img : inputs.images) queries.push_back(RegionQuery{img->name, int(img->args.size()), false});
     const std::vector<RequiredRegion> regions = required_regions_with_lets(s, queries);

@@ -7,6 +7,8 @@
 #include <functional>
 #include <set>
 
+#include "analysis/Interval.h"
+#include "analysis/Simplify.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -17,6 +19,37 @@ namespace tessera::lower {
 using namespace ir;
 
 namespace {
+
+/** Whether every update of the output `f` writes, in each of its reduction dimensions,
+ * inside the region bound() fixes there (bound with a min and an extent), over every
+ * point of its RDom: then its writes land in the output buffer, which bounds inference
+ * requires to be that region (docs/semantics.md §7.3), and the output needs no storage of
+ * its own. */
+bool writes_inside_bounds(const FunctionData &f, const std::vector<Definition> &defs) {
+    for (size_t s = 1; s < defs.size(); s++) {
+        const Definition &d = defs[s];
+        for (size_t i = 0; i < d.pure_dims.size(); i++) {
+            if (d.pure_dims[i]) continue;
+            const ir::Bound *bound = nullptr;
+            for (const ir::Bound &b : f.schedule.bounds)
+                if (b.var == f.args[i]) {
+                    bound = &b;  // the first, as bounds inference reads them
+                    break;
+                }
+            if (!bound || !bound->min.defined() || !bound->extent.defined()) return false;
+            analysis::Scope scope;
+            if (d.rdom)
+                for (const auto &dim : d.rdom->dims)
+                    scope.push(dim.name, analysis::Interval{dim.min, Sub::make(Add::make(dim.min, dim.extent), IntImm::make(Int(32), 1))});
+            const analysis::Interval written = analysis::bounds_of_expr(d.args[i], scope);
+            if (!written.is_bounded()) return false;
+            const Expr last = Sub::make(Add::make(bound->min, bound->extent), IntImm::make(Int(32), 1));
+            if (!analysis::can_prove(GE::make(written.min, bound->min)) || !analysis::can_prove(LE::make(written.max, last)))
+                return false;
+        }
+    }
+    return true;
+}
 
 bool is_inlined(const FunctionData &f, const FunctionData &output) {
     if (&f == &output) return false;
@@ -248,7 +281,7 @@ PipelinePlan inline_functions(const std::shared_ptr<FunctionData> &output) {
         p.storage = p.is_output ? f->name : p.prefix;  // the output: the caller's buffer
         for (const Definition &d : defs[f.get()])
             p.defs.push_back(map_definition(d, [&](const Expr &e) { return inliner.mutate(e); }));
-        if (p.is_output) {
+        if (p.is_output && !writes_inside_bounds(*f, p.defs)) {
             // An update that writes through a reduction dimension may write outside the
             // output window; such an output is computed in its own storage and the window
             // copied out (regression R2, docs/semantics.md §14).

@@ -128,3 +128,35 @@ TEST(Undef, UndefIsOnlyTheWholeValueOfAPureDefinition) {
               std::string::npos);
     EXPECT_THROW(undef(Float(32, 8)), CompileError);
 }
+
+TEST(Undef, ABoundOutputWhoseUpdatesWriteInsideItIsComputedInTheOutputBuffer) {
+    // The updates write through a reduction dimension, inside the region bound() fixes:
+    // no storage of its own and no copy, the stores go to the output buffer. Writing past
+    // the bound (or with no bound) keeps the copy.
+    Buffer<float> in = image(16, 1);
+    Var x("x");
+    RDom r(0, 4, 0, 4, "r");
+    Func out("out");
+    out(x) = undef<float>();
+    out(r.y * 4 + r.x) = in(r.y * 4 + r.x, 0) * 3.0f;
+    out.bound(x, 0, 16);
+    std::map<std::string, int> n = stores(lower::lower(out.data()));
+    EXPECT_EQ(n.size(), 1u);
+    EXPECT_EQ(n["out"], 1);
+    Buffer<float> got = out.realize({16}), want = out.realize_reference({16});
+    for (int i = 0; i < 16; i++) EXPECT_EQ(got(i), want(i)) << i;
+    // The output buffer must be the bound region: a smaller one is a clear error.
+    try {
+        out.realize({8});
+        FAIL() << "expected a RuntimeError";
+    } catch (const RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("is bound to [0, 15] there, where its updates write"), std::string::npos)
+            << e.what();
+    }
+
+    Func past("past");
+    past(x) = 0.0f;
+    past(r.y * 4 + r.x + 1) = in(r.y * 4 + r.x, 0);  // writes 16, past the bound
+    past.bound(x, 0, 16);
+    EXPECT_EQ(stores(lower::lower(past.data())).count("past.tmp"), 1u);
+}
