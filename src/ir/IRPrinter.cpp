@@ -221,8 +221,8 @@ void IRPrinter::print_node(const Select *op, int) {
 }
 
 void IRPrinter::print_node(const Call *op, int) {
-    if (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Reinterpret) {
-        os_ << "reinterpret<" << op->type.to_string() << ">";
+    if (op->call_kind == CallKind::Intrinsic && (op->op == Intrinsic::Reinterpret || op->op == Intrinsic::Undef)) {
+        os_ << intrinsic_name(op->op) << "<" << op->type.to_string() << ">";
     } else {
         os_ << op->name;
     }

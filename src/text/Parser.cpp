@@ -838,7 +838,7 @@ private:
             "fast_inverse_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_not", "shift_left", "shift_right", "popcount", "count_leading_zeros", "count_trailing_zeros",
             "random_hash", "print", "print_when", "require",
-            "cast", "reinterpret", "true", "false"};
+            "cast", "reinterpret", "undef", "true", "false"};
         return names.count(n) > 0 || inline_reduction(n);
     }
 
@@ -951,11 +951,15 @@ private:
         Type ty;
         if (n == "true" || n == "false") return make_bool(n == "true");
         if (type_from_name(n, ty)) return typed(t, ty);
-        if (n == "cast" || n == "reinterpret") {
+        if (n == "cast" || n == "reinterpret" || n == "undef") {
             expect("<", "and a type after " + n);
             Type to = type("a type");
             expect(">", "after the type");
             std::vector<Expr> a = call_args();
+            if (n == "undef") {
+                if (!a.empty()) fail(t, "undef takes no argument: undef<type>()");
+                return api(t, [&] { return undef(to); });
+            }
             if (a.size() != 1) fail(t, n + " takes one argument");
             return api(t, [&] { return n == "cast" ? cast(to, a[0]) : reinterpret(to, a[0]); });
         }

@@ -555,6 +555,13 @@ TEST(HalideCompatibility, Expressions) {
         EXPECT_EQ(got(xx), u8 + i8 + chosen + xx) << "at " << xx;
     }
     expect_matches(sat, {-3}, {12}, "saturating_cast, mux, likely");
+    // undef: the updates write every point of the window.
+    Func und("und");
+    RDom ur(0, 6, "ur");
+    und(x) = undef<int32_t>();
+    und(5 - ur) = ur * 3;
+    Buffer<int32_t> reversed = und.realize({6});
+    for (int xx = 0; xx < 6; xx++) EXPECT_EQ(reversed(xx), (5 - xx) * 3) << "at " << xx;
     // Inline reductions (tests/unit/inline_reductions_test.cpp checks their values).
     RDom r(-1, 3, "r");
     Func red("red");

@@ -291,6 +291,24 @@ f.vectorize(x, 8)
     expect_rejected("func g(x) = popcount(float32(x))\noutput g\n", "popcount");
 }
 
+// undef<T>() as a pure definition, printed and parsed back as written; elsewhere a
+// CompileError at its position.
+TEST(TsrLanguage, Undef) {
+    const std::string src = R"(rdom r(0, 6)
+func t(x) = undef<int32>()
+t(5 - r) = r * 3
+func o(x) = t(x) + 1
+output o
+t.compute_root()
+)";
+    Program p = parsed_round_trip(src, "undef.tsr");
+    EXPECT_NE(print_program(p).find("undef<int32>()"), std::string::npos) << print_program(p);
+    Buffer<int32_t> out = p.output.realize({6});
+    for (int x = 0; x < 6; x++) EXPECT_EQ(out(x), (5 - x) * 3 + 1) << "at x = " << x;
+    expect_rejected("func g(x) = undef<int32>() + 1\nrdom r(0, 3)\ng(r) = r\noutput g\n", "undef is used inside the value");
+    expect_rejected("func g(x) = undef<int32>(x)\noutput g\n", "undef takes no argument");
+}
+
 // Halide's fast math by name: written out as arithmetic when parsed, so the printed form
 // is that arithmetic, which parses back to itself and computes what the C++ API's does.
 TEST(TsrLanguage, FastMath) {
