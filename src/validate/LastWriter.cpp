@@ -167,6 +167,9 @@ struct LastWriterCache::Rows {
     /** Per reading statement: whether its loads' cells are written in their rows' last
      * iterations (3). */
     std::map<int, ReadsWritten> written_for;
+    /** Per reading statement: whether (1) and (2) hold for all its loads of the storage at
+     * once (absent: not decided yet). */
+    std::map<int, bool> ordered_for;
 };
 
 /** Storage that every writer fills, in each iteration of the loops it shares with a
@@ -466,31 +469,59 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     }
     if (!rows->failed.empty()) return false;
     const Isl<isl_map> read_iteration = iteration_of(reader_schedule, rows->loops);  // { S -> T' }
-    const Isl<isl_map> read_row = row_of(read.unfolded_cells);
-    Isl<isl_map> last = check(isl_map_apply_range(read_row.copy(), rows->last.copy()), "the rows' last writes");  // { S -> T' }
-    last = check(isl_map_coalesce(isl_map_intersect_params(last.release(), hull.copy())), "the rows' last writes");
-    // (1) the row's last iteration before the read's, for every read.
-    Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
-    if (!is_empty(check(isl_map_from_domain(isl_set_subtract(reading.copy(), isl_map_domain(last.copy()))), "the unwritten rows")))
-        return false;
-    if (any_on_diagonal(check(isl_map_lex_le_map(read_iteration.copy(), last.copy()), "the rows' last writes"))) return false;
-    // (2) no other row into the same cells until the read's iteration.
-    if (rows->next) {
-        Isl<isl_map> next = check(isl_map_apply_range(read_row.copy(), rows->next.copy()), "the other rows");
-        if (any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"))) return false;
-    } else {
+    auto alike = [&](const Statement::Read &r) { return r.unfolded_cells && r.folded == read.folded && r.folds == read.folds; };
+    // (1) and (2) for `read_rows` ({ S -> row } on the reads' instances): for all the
+    // statement's loads of the storage at once first (the union of a stencil's taps has
+    // few pieces, and each check is a question on the reading statement's instances,
+    // whichever load reads), then, where that fails, for the load itself.
+    auto ordered = [&](const Isl<isl_map> &read_rows) {
+        // (1) the row's last iteration before the read's, for every read.
+        if (isl_set_is_subset(check(isl_map_range(read_rows.copy()), "the rows read").get(),
+                              check(isl_map_domain(rows->last.copy()), "the rows written").get()) != isl_bool_true)
+            return false;
+        Isl<isl_map> last = check(isl_map_apply_range(read_rows.copy(), rows->last.copy()), "the rows' last writes");  // { S -> T' }
+        last = check(isl_map_coalesce(last.release()), "the rows' last writes");
+        if (any_on_diagonal(check(isl_map_lex_le_map(read_iteration.copy(), last.copy()), "the rows' last writes"))) return false;
+        // (2) no other row into the same cells until the read's iteration.
+        if (rows->next) {
+            Isl<isl_map> next = check(isl_map_apply_range(read_rows.copy(), rows->next.copy()), "the other rows");
+            return !any_on_diagonal(check(isl_map_lex_le_map(next.release(), read_iteration.copy()), "the other rows"));
+        }
         // { S -> T' }: the iterations up to the read's (from the row's last on).
         const Isl<isl_map> until = check(isl_map_lex_ge_map(read_iteration.copy(), isl_map_identity(isl_space_map_from_set(
                                                                                         isl_space_range(isl_map_get_space(read_iteration.get()))))),
                                          "the other rows");
         for (const Isl<isl_map> &w : rows->other_writes) {
             ctx.reset_operations();
-            Isl<isl_map> between = check(isl_map_apply_range(read_row.copy(), w.copy()), "the other rows");
-            between = check(isl_map_intersect_domain(between.release(), isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy())),
-                            "the other rows");
+            Isl<isl_map> between = check(isl_map_apply_range(read_rows.copy(), w.copy()), "the other rows");
             if (!is_empty(check(isl_map_intersect(between.release(), until.copy()), "the other rows"))) return false;
         }
+        return true;
+    };
+    // { S -> row }: the rows a load reads, on the instances that read.
+    auto rows_read = [&](const Statement::Read &r) {
+        return check(isl_map_intersect_domain(row_of(r.unfolded_cells).release(),
+                                              isl_set_intersect_params(isl_map_domain(r.cells.copy()), hull.copy())),
+                     "the rows read");
+    };
+    auto [joint, added] = rows->ordered_for.emplace(s.id, false);
+    if (added) {
+        try {
+            Isl<isl_map> all;
+            for (const Statement::Read &r : s.reads) {
+                if (r.buffer != read.buffer) continue;
+                if (!alike(r)) throw Unsupported("loads of other forms");
+                ctx.reset_operations();
+                Isl<isl_map> m = rows_read(r);
+                all = all ? check(isl_map_coalesce(isl_map_union(all.release(), m.release())), "the rows read") : std::move(m);
+            }
+            ctx.reset_operations();
+            joint->second = all && ordered(all);
+        } catch (const Unsupported &) {
+        }
+        ctx.reset_operations();
     }
+    if (!joint->second && !ordered(rows_read(read))) return false;
     // (3) the cell written in that iteration: the pairs (iteration, cell) the reads need.
     auto needed_by = [&](const Statement::Read &r) {
         Isl<isl_map> l = check(isl_map_apply_range(row_of(r.unfolded_cells).release(), rows->last.copy()), "the rows' last writes");
@@ -501,7 +532,6 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
         // all_written each remainder (a coalescing here cost a tenth of unsharp's time).
         return check(isl_map_range(n.release()), "the cell's writes");
     };
-    auto alike = [&](const Statement::Read &r) { return r.unfolded_cells && r.folded == read.folded && r.folds == read.folds; };
     if (!reads_written(ctx, s, read, rows->cells, rows->written_for, alike, needed_by)) return false;
     const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
     sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
