@@ -13,12 +13,22 @@
 // after the later allocation begins). The reused buffer's contents are whatever the dead
 // value left, as a fresh allocation's are undefined. Stores keep their provenance: the
 // stores of the later Func now name the earlier buffer, which is only memory.
+//
+// The later allocation may also take the memory *in place*, while the earlier value is
+// still being read, where that value's last reads are in the later Func's own stores, each
+// at the cell it stores (`y[i] = f(x[i])`, a map over a tensor whose argument dies): the
+// store then overwrites the cell it has just read, which nothing reads again. That needs
+// every point of the later Func stored once, in its own cell: a Func computed at its own
+// level (no storage folding, no split whose tail computes points twice) with one
+// definition (docs/atl.md, "Buffer reuse").
 
 #include <climits>
 #include <optional>
 
 #include "analysis/ConstMath.h"
 #include "analysis/Simplify.h"
+#include "ir/Function.h"
+#include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
@@ -58,6 +68,44 @@ std::optional<int64_t> constant_size(const Allocate *a) {
         if (n > INT64_MAX) return std::nullopt;
     }
     return int64_t(n);
+}
+
+/** Whether the only accesses of buffer `x` in `s` (the scope of allocation `y`) are loads
+ * in the values of stores to `y` at the store's own index, and every store to `y` there
+ * computes each point of its Func once, into a cell of its own (see the top of this file):
+ * then `y` may overwrite `x` in place. */
+bool reads_in_place(const Stmt &s, const std::string &x, const std::string &y) {
+    struct Check : IRVisitor {
+        const std::string *x = nullptr, *y = nullptr;
+        const Expr *index = nullptr;  // of the store to y being visited
+        bool ok = true, stored = false;
+        using IRVisitor::include;
+        void visit(const Load *op) override {
+            if (op->buffer == *x && !(index && equal(op->index, *index))) ok = false;
+            IRVisitor::visit(op);
+        }
+        void visit(const Store *op) override {
+            if (op->buffer == *x) ok = false;
+            if (op->buffer != *y) return IRVisitor::visit(op);
+            stored = true;
+            const Provenance *p = op->provenance.get();
+            const FunctionData *f = p ? p->func.get() : nullptr;
+            if (!f || p->kind != Provenance::Kind::Iteration || p->stage != 0 || f->definitions.size() != 1 ||
+                !f->definitions[0].schedule->splits.empty() || !f->definitions[0].schedule->specializations.empty() ||
+                f->schedule.store_level.defined() || !f->schedule.folds.empty())
+                ok = false;
+            include(op->index);
+            index = &op->index;
+            include(op->value);
+            index = nullptr;
+            if (op->provenance)
+                for (const Expr &c : op->provenance->coords) include(c);
+        }
+    } c;
+    c.x = &x;
+    c.y = &y;
+    c.include(s);
+    return c.ok && c.stored;
 }
 
 class Rename : public IRMutator {
@@ -117,7 +165,8 @@ private:
         }
         if (const Allocate *y = s->as<Allocate>()) {
             const std::optional<int64_t> y_size = constant_size(y);
-            if (!accessed_after && y->type == x->type && y_size && *y_size <= size && !accesses(y->body, x->name)) {
+            if (!accessed_after && y->type == x->type && y_size && *y_size <= size &&
+                (!accesses(y->body, x->name) || reads_in_place(y->body, x->name, y->name))) {
                 reused_.emplace_back(y->name, x->name);
                 // x's memory now holds y's value: later allocations may take it in turn.
                 return take_dead(x, size, Rename(y->name, x->name).mutate(y->body), accessed_after);

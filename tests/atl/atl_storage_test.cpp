@@ -1,6 +1,7 @@
 // Buffer reuse in lowered ATL programs (docs/atl.md, "Buffer reuse"): a let whose
 // computation begins after the last use of another let of the same size takes that let's
-// buffer; Program::storage() reports it, and the results are unchanged.
+// buffer, and a let that reads a dying one only at the cell it computes takes it in place;
+// Program::storage() reports it, and the results are unchanged.
 
 #include <gtest/gtest.h>
 
@@ -15,11 +16,11 @@ Index i("i"), j("j");
 }  // namespace
 
 TEST(AtlStorage, ALetAfterTheLastUseOfAnotherTakesItsBuffer) {
-    // a is last read by b; c begins after that and takes a's buffer. b is read by the
-    // result, after c, and keeps its own.
+    // a is last read by b (at two cells, so not in place); c begins after that and takes
+    // a's buffer. b is read by the result, after c, and keeps its own.
     Array A("A", {64});
     Tensor e = let("a", gen(i, 64, A(i) * 2.0), [&](const Array &a) {
-        return let("b", gen(i, 64, a(i) + 1.0), [&](const Array &b) {
+        return let("b", gen(i, 64, a(i) + a(i / 2)), [&](const Array &b) {
             return let("c", gen(i, 64, b(i) * b(i)), [&](const Array &c) { return gen(j, 64, c(j) - b(j)); });
         });
     });
@@ -36,22 +37,47 @@ TEST(AtlStorage, ALetAfterTheLastUseOfAnotherTakesItsBuffer) {
     EXPECT_EQ(got.data, want.data);
 }
 
+TEST(AtlStorage, AMapOverADyingLetTakesItsBufferInPlace) {
+    // b reads a only at the cell it computes, and a is dead after b: b overwrites a's
+    // cells as it reads them. c does the same with b: one buffer for the three lets.
+    Array A("A", {64});
+    Tensor e = let("a", gen(i, 64, A(i) * 2.0), [&](const Array &a) {
+        return let("b", gen(i, 64, a(i) + 1.0), [&](const Array &b) {
+            return let("c", gen(i, 64, b(i) * b(i)), [&](const Array &c) { return gen(j, 64, c(j) * 0.5); });
+        });
+    });
+    Program p(e);
+    Program::Storage s = p.storage();
+    EXPECT_EQ(s.allocations, 3);
+    EXPECT_EQ(s.saved(), 2);
+    EXPECT_EQ(s.reused, (std::vector<std::pair<std::string, std::string>>{{"b", "a"}, {"c", "a"}}));
+    Value in(std::vector<int64_t>{64});
+    for (int k = 0; k < 64; k++) in.data[size_t(k)] = k % 9 - 4;
+    Value got = p.run({{"A", in}}), want = p.run_reference({{"A", in}});
+    EXPECT_EQ(got.data, want.data);
+}
+
 TEST(AtlStorage, LetsOfOtherSizesOrStillLiveKeepTheirBuffers) {
     Array A("A", {64});
-    // d is larger than a: it cannot take a's buffer. e reads a: a is live.
+    // d is larger than b: it cannot take b's buffer (b takes a's in place).
     Tensor e = let("a", gen(i, 32, A(i) * 2.0), [&](const Array &a) {
         return let("b", gen(i, 32, a(i) + 1.0), [&](const Array &b) {
             return let("d", gen(i, 64, b(i / 2) * 3.0), [&](const Array &d) { return gen(j, 64, d(j) + b(j / 2)); });
         });
     });
-    Program p(e);
-    EXPECT_EQ(p.storage().saved(), 0);
+    EXPECT_EQ(Program(e).storage().reused, (std::vector<std::pair<std::string, std::string>>{{"b", "a"}}));
+    // The result reads a: a is live to the end, and no let takes its buffer, in place or
+    // after; c takes b's in place.
     Tensor live = let("a", gen(i, 64, A(i) * 2.0), [&](const Array &a) {
         return let("b", gen(i, 64, a(i) + 1.0), [&](const Array &b) {
             return let("c", gen(i, 64, b(i) * a(i)), [&](const Array &c) { return gen(j, 64, c(j) - a(j)); });
         });
     });
-    EXPECT_EQ(Program(live).storage().saved(), 0);
+    Program p(live);
+    EXPECT_EQ(p.storage().reused, (std::vector<std::pair<std::string, std::string>>{{"c", "b"}}));
+    Value in(std::vector<int64_t>{64});
+    for (int k = 0; k < 64; k++) in.data[size_t(k)] = k % 7 - 3;
+    EXPECT_EQ(p.run({{"A", in}}).data, p.run_reference({{"A", in}}).data);
 }
 
 TEST(AtlStorage, ALetPerIterationHoldsOneIterationAtATime) {

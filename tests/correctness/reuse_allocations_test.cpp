@@ -63,7 +63,9 @@ TEST(ReuseAllocations, ALaterStageTakesTheBufferOfADeadOne) {
 TEST(ReuseAllocations, NoBufferIsTakenWhileItsValueIsLive) {
     Buffer<float> in = ramp(80);
     Var x("x");
-    // The output reads f after h is computed: f stays live.
+    // The output reads f after h is computed: f stays live, and nothing takes its buffer.
+    // h reads g only at the point it computes, and g is dead after h: h takes g's buffer
+    // in place.
     Func f("f"), g("g"), h("h"), out("out");
     f(x) = in(x) * 2.0f;
     g(x) = f(x) + 1.0f;
@@ -74,11 +76,12 @@ TEST(ReuseAllocations, NoBufferIsTakenWhileItsValueIsLive) {
     h.compute_root();
     out.bound(x, 0, 64);
     ir::LoweredPipeline p = lower::lower(out.data());
-    EXPECT_TRUE(p.reused_allocations.empty());
-    EXPECT_EQ(allocations(p), (std::vector<std::string>{"f", "g", "h"}));
+    EXPECT_EQ(p.reused_allocations, (std::vector<std::pair<std::string, std::string>>{{"h", "g"}}));
+    EXPECT_EQ(allocations(p), (std::vector<std::string>{"f", "g"}));
     expect_reference(out, 64);
 
-    // A buffer of another type is not taken: c holds ints where a held floats.
+    // A buffer of another type is not taken: c holds ints where a held floats (c takes
+    // b's, of ints, in place).
     Func a("a"), b("b"), c("c"), o2("o2");
     a(x) = in(x) * 2.0f;
     b(x) = cast<int>(a(x));
@@ -88,8 +91,32 @@ TEST(ReuseAllocations, NoBufferIsTakenWhileItsValueIsLive) {
     b.compute_root();
     c.compute_root();
     o2.bound(x, 0, 64);
-    EXPECT_TRUE(lower::lower(o2.data()).reused_allocations.empty());
+    EXPECT_EQ(lower::lower(o2.data()).reused_allocations, (std::vector<std::pair<std::string, std::string>>{{"c", "b"}}));
     expect_reference(o2, 64);
+}
+
+TEST(ReuseAllocations, InPlaceOnlyWhereEachCellIsReadByItsOwnStoreOnce) {
+    // g reads f at the point it computes: in place. Reading f at another point too (g2),
+    // or computing g's points twice (a vectorized split whose tail shifts inward
+    // overlaps the vector before it), keeps g's own buffer.
+    Buffer<float> in = ramp(80);
+    Var x("x"), xo("xo"), xi("xi");
+    auto pipeline = [&](int variant) {
+        Func f("f"), g("g"), out("out");
+        f(x) = in(x) * 2.0f;
+        g(x) = variant == 1 ? f(x) + f(x + 1) : f(x) - 1.0f;
+        out(x) = g(x) * 3.0f;
+        f.compute_root();
+        g.compute_root();
+        if (variant == 2) g.vectorize(x, 8);  // 60 points: the last vector shifts inward
+        out.bound(x, 0, 60);
+        return out;
+    };
+    EXPECT_EQ(lower::lower(pipeline(0).data()).reused_allocations, (std::vector<std::pair<std::string, std::string>>{{"g", "f"}}));
+    expect_reference(pipeline(0), 60);
+    EXPECT_TRUE(lower::lower(pipeline(1).data()).reused_allocations.empty());
+    EXPECT_TRUE(lower::lower(pipeline(2).data()).reused_allocations.empty());
+    expect_reference(pipeline(2), 60);
 }
 
 TEST(ReuseAllocations, NothingIsTakenInsideALoopFromOutsideIt) {
