@@ -179,25 +179,69 @@ private:
         d.func(args) = undefined ? undef<float>() : Expr(0.0f);
     }
 
-    /** Whether lowering e stores each of its cells exactly once with `=`: no sum (which
-     * accumulates into the pad value), guard, pad or truncation (which leave cells to the
-     * pad value or write outside), and splits that divide their dimension (a partial last
-     * block is pad). Gens and the other reshapes map loops to cells one to one. */
+    /** Whether lowering e stores every one of its cells (with `=`). Without a sum, each
+     * store writes a cell of its own: gens, reshapes and concatenations map iterations to
+     * cells one to one, guards and pads leave cells out, and a truncation cuts only cells
+     * the pad check proved pad, which no leaf stores. So every cell is stored exactly
+     * when the stores are as many as the cells. They are counted leaf by leaf: a leaf
+     * under no guard stores once per iteration of its loops; under guards its iterations
+     * are enumerated (the tails of a tiled program), within a budget past which the
+     * answer is no. */
     static bool writes_every_cell(const TensorNode &e) {
+        int64_t cells = 1;
+        for (int64_t n : e.shape) cells *= n;
+        int64_t budget = int64_t(1) << 20;  // guarded iterations enumerated at most
+        return stores_of(e, {}, {}, budget) == cells;
+    }
+
+    /** The number of stores lowering e makes (see writes_every_cell); -1 under a sum or
+     * past the budget. */
+    static int64_t stores_of(const TensorNode &e, std::vector<Loop> loops, std::vector<std::shared_ptr<const CondNode>> guards,
+                             int64_t &budget) {
         switch (e.op) {
-        case TensorOp::Gen: return e.extent() == 0 || writes_every_cell(*e.a);
-        case TensorOp::Let: return writes_every_cell(*e.b);
-        case TensorOp::Concat: return writes_every_cell(*e.a) && writes_every_cell(*e.b);
-        case TensorOp::Flatten:
-        case TensorOp::Transpose: return writes_every_cell(*e.a);
-        case TensorOp::Split: return e.k > 0 && e.a->shape[0] % e.k == 0 && writes_every_cell(*e.a);
-        case TensorOp::Sum:
+        case TensorOp::Gen:
+            if (e.extent() == 0) return 0;
+            loops.push_back(Loop{e.var, e.lo, e.hi});
+            return stores_of(*e.a, std::move(loops), std::move(guards), budget);
+        case TensorOp::Sum: return -1;
         case TensorOp::Guard:
+            guards.push_back(e.cond);
+            return stores_of(*e.a, std::move(loops), std::move(guards), budget);
+        case TensorOp::Let: return stores_of(*e.b, std::move(loops), std::move(guards), budget);
+        case TensorOp::Concat: {
+            const int64_t a = stores_of(*e.a, loops, guards, budget);
+            const int64_t b = a < 0 ? -1 : stores_of(*e.b, std::move(loops), std::move(guards), budget);
+            return b < 0 ? -1 : a + b;
+        }
+        case TensorOp::Flatten:
+        case TensorOp::Split:
+        case TensorOp::Transpose:
         case TensorOp::TruncL:
         case TensorOp::TruncR:
         case TensorOp::PadL:
-        case TensorOp::PadR: return false;
-        default: return is_scalar_op(e.op);
+        case TensorOp::PadR: return stores_of(*e.a, std::move(loops), std::move(guards), budget);
+        default: break;
+        }
+        if (!is_scalar_op(e.op)) return -1;
+        int64_t iterations = 1;
+        for (const Loop &l : loops) iterations *= l.hi - l.lo;
+        if (guards.empty()) return iterations;
+        if (iterations > budget) return -1;
+        budget -= iterations;
+        // Each iteration of the loops, the innermost fastest.
+        Valuation v;
+        for (const Loop &l : loops) v[l.var] = l.lo;
+        int64_t stored = 0;
+        while (true) {
+            bool holds = true;
+            for (const auto &g : guards) holds = holds && evaluate_cond(*g, v);
+            stored += holds;
+            size_t k = loops.size();
+            while (k > 0 && ++v[loops[k - 1].var] == loops[k - 1].hi) {
+                v[loops[k - 1].var] = loops[k - 1].lo;
+                k--;
+            }
+            if (k == 0) return stored;
         }
     }
 

@@ -7,8 +7,10 @@
 #include <functional>
 #include <set>
 
+#include "analysis/Inequality.h"
 #include "analysis/Interval.h"
 #include "analysis/Simplify.h"
+#include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -20,11 +22,34 @@ using namespace ir;
 
 namespace {
 
+/** Whether the predicates `conds` (conjuncts) bound `coordinate` by `limit`: at most limit
+ * (`above`), or at least: a comparison of the coordinate itself (an RDom's `where` that
+ * cuts a tile's tail at the end of the Func, as ATL's tiled programs have). */
+bool predicates_limit(const std::vector<Expr> &conds, const Expr &coordinate, const Expr &limit, bool above) {
+    const Expr c = analysis::simplify(coordinate);
+    const Expr one = IntImm::make(Int(32), 1);
+    for (const Expr &e : conds) {
+        Expr a, b;  // a < b, or a <= b
+        bool strict = false;
+        if (const LT *o = as<LT>(e)) a = o->a, b = o->b, strict = true;
+        else if (const LE *o = as<LE>(e)) a = o->a, b = o->b;
+        else if (const GT *o = as<GT>(e)) a = o->b, b = o->a, strict = true;
+        else if (const GE *o = as<GE>(e)) a = o->b, b = o->a;
+        else continue;
+        if (above && equal(analysis::simplify(a), c) && analysis::can_prove(LE::make(strict ? Sub::make(b, one) : b, limit)))
+            return true;
+        if (!above && equal(analysis::simplify(b), c) && analysis::can_prove(GE::make(strict ? Add::make(a, one) : a, limit)))
+            return true;
+    }
+    return false;
+}
+
 /** Whether every update of the output `f` writes, in each of its reduction dimensions,
  * inside the region bound() fixes there (bound with a min and an extent), over every
- * point of its RDom: then its writes land in the output buffer, which bounds inference
- * requires to be that region (docs/semantics.md §7.3), and the output needs no storage of
- * its own. */
+ * point of its RDom where its predicates hold (the coordinate's interval over the RDom, or
+ * a predicate that compares the coordinate itself): then its writes land in the output
+ * buffer, which must be that region (src/lower/AddImageChecks.cpp), and the output needs
+ * no storage of its own. */
 bool writes_inside_bounds(const FunctionData &f, const std::vector<Definition> &defs) {
     for (size_t s = 1; s < defs.size(); s++) {
         const Definition &d = defs[s];
@@ -42,10 +67,17 @@ bool writes_inside_bounds(const FunctionData &f, const std::vector<Definition> &
                 for (const auto &dim : d.rdom->dims)
                     scope.push(dim.name, analysis::Interval{dim.min, Sub::make(Add::make(dim.min, dim.extent), IntImm::make(Int(32), 1))});
             const analysis::Interval written = analysis::bounds_of_expr(d.args[i], scope);
-            if (!written.is_bounded()) return false;
             const Expr last = Sub::make(Add::make(bound->min, bound->extent), IntImm::make(Int(32), 1));
-            if (!analysis::can_prove(GE::make(written.min, bound->min)) || !analysis::can_prove(LE::make(written.max, last)))
-                return false;
+            std::vector<Expr> conds;
+            for (const Expr &p : d.predicates) {
+                const std::vector<Expr> c = analysis::conjuncts(p);
+                conds.insert(conds.end(), c.begin(), c.end());
+            }
+            const bool from_min = (written.has_lower_bound() && analysis::can_prove(GE::make(written.min, bound->min))) ||
+                                  predicates_limit(conds, d.args[i], bound->min, false);
+            const bool to_last = (written.has_upper_bound() && analysis::can_prove(LE::make(written.max, last))) ||
+                                 predicates_limit(conds, d.args[i], last, true);
+            if (!from_min || !to_last) return false;
         }
     }
     return true;

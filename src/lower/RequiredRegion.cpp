@@ -1,5 +1,6 @@
 #include "lower/RequiredRegion.h"
 
+#include "analysis/Inequality.h"
 #include "analysis/Simplify.h"
 #include "ir/IREquality.h"
 #include "ir/IRVisitor.h"
@@ -113,7 +114,12 @@ protected:
         auto narrowed = analysis::narrow_by_condition(op->condition, scope_);
         for (auto &[name, iv] : narrowed) bound_users_of(name);
         for (auto &[name, iv] : narrowed) push(name, iv), narrowed_[name]++;
+        // Coordinates touched before the if are remembered: their intervals contain those
+        // the conditions narrow. Those touched under the conditions are forgotten after.
+        conditions_.push_back(op->condition);
         include(op->then_case);
+        conditions_.pop_back();
+        forget();
         for (auto &[name, iv] : narrowed) pop(name), narrowed_[name]--;
         if (op->else_case.defined()) include(op->else_case);
     }
@@ -281,6 +287,7 @@ private:
         }
         for (int i = 0; i < dims; i++) {
             Interval iv = bounds(args[size_t(i)]);
+            limit_by_conditions(args[size_t(i)], iv);
             Endpoints &lo = f.mins[size_t(i)], &hi = f.maxes[size_t(i)];
             if (!iv.min.defined()) lo.unbounded = true;
             else if (!lo.unbounded) lo.exprs.insert(iv.min);
@@ -288,6 +295,38 @@ private:
             else if (!hi.unbounded) hi.exprs.insert(iv.max);
             if (!iv.is_bounded() && f.region.unbounded_by[size_t(i)].empty()) f.region.unbounded_by[size_t(i)] = consumer_;
         }
+    }
+
+    /** Narrows `iv`, the bounds of coordinate `c`, by the comparisons of `c` itself in the
+     * conditions of the ifs around (a guard on a tile's tail, `x0 * 32 + x1 < n`, bounds
+     * the coordinate `x0 * 32 + x1` by n - 1, where the bounds of its terms, taken apart,
+     * do not). */
+    void limit_by_conditions(const Expr &c, Interval &iv) {
+        if (conditions_.empty()) return;
+        const Expr coordinate = analysis::simplify_index(c);
+        auto is_coordinate = [&](const Expr &e) { return equal(analysis::simplify_index(e), coordinate); };
+        const Expr one = IntImm::make(c.type(), 1);
+        auto at_most = [&](const Expr &limit) {
+            const Expr hi = bounds(limit).max;
+            if (hi.defined()) iv.max = analysis::simplify_index(iv.max.defined() ? Min::make(iv.max, hi) : hi);
+        };
+        auto at_least = [&](const Expr &limit) {
+            const Expr lo = bounds(limit).min;
+            if (lo.defined()) iv.min = analysis::simplify_index(iv.min.defined() ? Max::make(iv.min, lo) : lo);
+        };
+        for (const Expr &condition : conditions_)
+            for (const Expr &k : analysis::conjuncts(condition)) {
+                Expr a, b;  // a < b, or a <= b
+                bool strict = false;
+                if (const LT *o = as<LT>(k)) a = o->a, b = o->b, strict = true;
+                else if (const LE *o = as<LE>(k)) a = o->a, b = o->b;
+                else if (const GT *o = as<GT>(k)) a = o->b, b = o->a, strict = true;
+                else if (const GE *o = as<GE>(k)) a = o->b, b = o->a;
+                else continue;
+                if (a.type() != c.type()) continue;
+                if (is_coordinate(a)) at_most(strict ? Sub::make(b, one) : b);
+                else if (is_coordinate(b)) at_least(strict ? Add::make(a, one) : a);
+            }
     }
 
 public:
@@ -336,6 +375,7 @@ private:
 
     const std::vector<RegionQuery> &queries_;
     std::vector<Found> found_;
+    std::vector<Expr> conditions_;  // of the ifs around, in their then branches
     std::map<std::string, int> bindings_;  // how many times each name is bound in the statement
     struct Deferred {
         std::function<Interval()> compute;  // null once bounded

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/Function.h"
+#include "ir/IRVisitor.h"
+#include "lower/Lower.h"
 #include "tessera/Atl.h"
 
 using namespace tessera::atl;
@@ -101,4 +104,41 @@ TEST(AtlStorage, ALetPerIterationHoldsOneIterationAtATime) {
     EXPECT_TRUE(q.storage().per_iteration.empty());
     Value got2 = q.run({{"M", m}}), want2 = q.run_reference({{"M", m}});
     EXPECT_EQ(got2.data, want2.data);
+}
+
+TEST(AtlStorage, ATiledProgramWithGuardedTailsFillsTheCallersBufferOnly) {
+    // A blur tiled by rewrites with ragged tiles (20 = 2 x 8 + 4): the tails' guards and the
+    // truncations leave no cell unstored, so the result is undef before its updates (no
+    // zeros), and its stores stay inside its shape (the guards compare the coordinates
+    // themselves), so it is computed in the caller's buffer (no copy).
+    Index y("y"), x("x");
+    Array I("I", {22, 22});
+    Tensor blur = let("bx", gen(y, 22, gen(x, 20, I(y, x) + I(y, x + 1) + I(y, x + 2))), [&](const Array &bx) {
+        return gen(i, 20, gen(j, 20, bx(i, j) + bx(i + 1, j) + bx(i + 2, j)));
+    });
+    Derivation d(blur);
+    d.tile("i", "j", 8, 8).separate("io").separate("jo");
+    Program p(d.program());
+    EXPECT_TRUE(tessera::ir::is_undef(p.output().data()->definitions[0].value));
+    struct Stores : tessera::ir::IRVisitor {
+        std::map<std::string, int> n;
+        using tessera::ir::IRVisitor::include;
+        void visit(const tessera::ir::Store *op) override {
+            n[op->buffer]++;
+            tessera::ir::IRVisitor::visit(op);
+        }
+    } stores;
+    stores.include(tessera::lower::lower(p.output().data()).body);
+    EXPECT_EQ(stores.n.size(), 2u);  // bx, and the caller's buffer
+    EXPECT_GE(stores.n[p.output().name()], 4);
+    Value in(std::vector<int64_t>{22, 22});
+    for (int c = 0; c < 22 * 22; c++) in.data[size_t(c)] = c % 11 - 5;
+    EXPECT_EQ(p.run({{"I", in}}).data, p.run_reference({{"I", in}}).data);
+    // The same tiles without the separation: one update, its guards over every tile; the
+    // iterations are enumerated to count the stores, and every cell is stored.
+    Derivation once(blur);
+    once.tile("i", "j", 8, 8);
+    Program q(once.program());
+    EXPECT_TRUE(tessera::ir::is_undef(q.output().data()->definitions[0].value));
+    EXPECT_EQ(q.run({{"I", in}}).data, q.run_reference({{"I", in}}).data);
 }

@@ -154,6 +154,18 @@ TEST(Undef, ABoundOutputWhoseUpdatesWriteInsideItIsComputedInTheOutputBuffer) {
             << e.what();
     }
 
+    // Tiles of 4 over 14 points: the last tile's tail cut by a predicate on the
+    // coordinate itself, which keeps the writes inside the bound.
+    RDom t(0, 4, 0, 4, "t");
+    t.where(t.y * 4 + t.x < 14);
+    Func cut("cut");
+    cut(x) = undef<float>();
+    cut(t.y * 4 + t.x) = in(t.y * 4 + t.x, 0) + 0.5f;
+    cut.bound(x, 0, 14);
+    EXPECT_EQ(stores(lower::lower(cut.data())).count("cut.tmp"), 0u);
+    Buffer<float> cg = cut.realize({14}), cw = cut.realize_reference({14});
+    for (int i = 0; i < 14; i++) EXPECT_EQ(cg(i), cw(i)) << i;
+
     Func past("past");
     past(x) = 0.0f;
     past(r.y * 4 + r.x + 1) = in(r.y * 4 + r.x, 0);  // writes 16, past the bound
