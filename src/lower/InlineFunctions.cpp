@@ -22,25 +22,20 @@ using namespace ir;
 
 namespace {
 
-/** Whether the predicates `conds` (conjuncts) bound `coordinate` by `limit`: at most limit
- * (`above`), or at least: a comparison of the coordinate itself (an RDom's `where` that
- * cuts a tile's tail at the end of the Func, as ATL's tiled programs have). */
-bool predicates_limit(const std::vector<Expr> &conds, const Expr &coordinate, const Expr &limit, bool above) {
+/** Whether the predicates of update `d` bound `coordinate` by `limit`, at most (`above`)
+ * or at least: a comparison of the coordinate itself (an RDom's `where` that cuts a tile's
+ * tail at the end of the Func, as ATL's tiled programs have). */
+bool predicates_limit(const Definition &d, const Expr &coordinate, const Expr &limit, bool above) {
     const Expr c = analysis::simplify(coordinate);
-    const Expr one = IntImm::make(Int(32), 1);
-    for (const Expr &e : conds) {
-        Expr a, b;  // a < b, or a <= b
-        bool strict = false;
-        if (const LT *o = as<LT>(e)) a = o->a, b = o->b, strict = true;
-        else if (const LE *o = as<LE>(e)) a = o->a, b = o->b;
-        else if (const GT *o = as<GT>(e)) a = o->b, b = o->a, strict = true;
-        else if (const GE *o = as<GE>(e)) a = o->b, b = o->a;
-        else continue;
-        if (above && equal(analysis::simplify(a), c) && analysis::can_prove(LE::make(strict ? Sub::make(b, one) : b, limit)))
-            return true;
-        if (!above && equal(analysis::simplify(b), c) && analysis::can_prove(GE::make(strict ? Add::make(a, one) : a, limit)))
-            return true;
-    }
+    for (const Expr &p : d.predicates)
+        for (const analysis::Comparison &k : analysis::comparisons_of(p))
+            for (const analysis::Inequality &q : k) {  // lesser + gap <= greater
+                const Expr gap = IntImm::make(q.lesser.type(), q.gap);
+                if (above && equal(analysis::simplify(q.lesser), c) && analysis::can_prove(LE::make(Sub::make(q.greater, gap), limit)))
+                    return true;
+                if (!above && equal(analysis::simplify(q.greater), c) && analysis::can_prove(GE::make(Add::make(q.lesser, gap), limit)))
+                    return true;
+            }
     return false;
 }
 
@@ -68,15 +63,10 @@ bool writes_inside_bounds(const FunctionData &f, const std::vector<Definition> &
                     scope.push(dim.name, analysis::Interval{dim.min, Sub::make(Add::make(dim.min, dim.extent), IntImm::make(Int(32), 1))});
             const analysis::Interval written = analysis::bounds_of_expr(d.args[i], scope);
             const Expr last = Sub::make(Add::make(bound->min, bound->extent), IntImm::make(Int(32), 1));
-            std::vector<Expr> conds;
-            for (const Expr &p : d.predicates) {
-                const std::vector<Expr> c = analysis::conjuncts(p);
-                conds.insert(conds.end(), c.begin(), c.end());
-            }
             const bool from_min = (written.has_lower_bound() && analysis::can_prove(GE::make(written.min, bound->min))) ||
-                                  predicates_limit(conds, d.args[i], bound->min, false);
+                                  predicates_limit(d, d.args[i], bound->min, false);
             const bool to_last = (written.has_upper_bound() && analysis::can_prove(LE::make(written.max, last))) ||
-                                 predicates_limit(conds, d.args[i], last, true);
+                                 predicates_limit(d, d.args[i], last, true);
             if (!from_min || !to_last) return false;
         }
     }

@@ -305,7 +305,6 @@ private:
         if (conditions_.empty()) return;
         const Expr coordinate = analysis::simplify_index(c);
         auto is_coordinate = [&](const Expr &e) { return equal(analysis::simplify_index(e), coordinate); };
-        const Expr one = IntImm::make(c.type(), 1);
         auto at_most = [&](const Expr &limit) {
             const Expr hi = bounds(limit).max;
             if (hi.defined()) iv.max = analysis::simplify_index(iv.max.defined() ? Min::make(iv.max, hi) : hi);
@@ -315,18 +314,13 @@ private:
             if (lo.defined()) iv.min = analysis::simplify_index(iv.min.defined() ? Max::make(iv.min, lo) : lo);
         };
         for (const Expr &condition : conditions_)
-            for (const Expr &k : analysis::conjuncts(condition)) {
-                Expr a, b;  // a < b, or a <= b
-                bool strict = false;
-                if (const LT *o = as<LT>(k)) a = o->a, b = o->b, strict = true;
-                else if (const LE *o = as<LE>(k)) a = o->a, b = o->b;
-                else if (const GT *o = as<GT>(k)) a = o->b, b = o->a, strict = true;
-                else if (const GE *o = as<GE>(k)) a = o->b, b = o->a;
-                else continue;
-                if (a.type() != c.type()) continue;
-                if (is_coordinate(a)) at_most(strict ? Sub::make(b, one) : b);
-                else if (is_coordinate(b)) at_least(strict ? Add::make(a, one) : a);
-            }
+            for (const analysis::Comparison &k : analysis::comparisons_of(condition))
+                for (const analysis::Inequality &q : k) {  // lesser + gap <= greater
+                    if (q.lesser.type() != c.type()) continue;
+                    const Expr gap = IntImm::make(c.type(), q.gap);
+                    if (is_coordinate(q.lesser)) at_most(Sub::make(q.greater, gap));
+                    else if (is_coordinate(q.greater)) at_least(Add::make(q.lesser, gap));
+                }
     }
 
 public:
