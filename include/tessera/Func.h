@@ -236,6 +236,15 @@ public:
     /** Halide's asynchronous production: accepted; the Func is computed where its
      * schedule says, before its consumers, on the same thread. */
     Func &async();
+    /** Tracing, as Halide's (without its trace callback): the compiled pipeline writes a
+     * line to stderr for each value of this Func it stores ("Store f.0(3, 4) = 17"), each
+     * it loads ("Load f.0(3, 4) = 17"), or each of its realizations ("Begin realization
+     * f.0(min, extent, ...)" and "End realization ..."), between "Begin pipeline out.0()"
+     * and "End pipeline out.0()". Values are written in Tessera's print formats
+     * (docs/semantics.md §6), one line per lane of a vector store. */
+    Func &trace_stores();
+    Func &trace_loads();
+    Func &trace_realizations();
 
     /** A Func that wraps this one in `f` (or in every caller), scheduled on its own: calls
      * of this Func in `f` become calls of the wrapper. */

@@ -167,8 +167,11 @@ Lanes Emitter::emit_print(const Call *c) {
     const Lanes when = emit(c->args[0]);
     std::vector<Lanes> parts(c->args.size());
     std::string format;
-    for (size_t k = 1; k < c->args.size(); k++) {
-        if (k > 1) format += ' ';
+    // print_when: the value and the parts, separated by spaces; trace: the parts alone.
+    const bool trace = c->op == Intrinsic::Trace;
+    if (trace) parts[1] = emit(c->args[1]);
+    for (size_t k = trace ? 2 : 1; k < c->args.size(); k++) {
+        if (k > 1 && !trace) format += ' ';
         if (const StringImm *text = as<StringImm>(c->args[k])) {
             for (char ch : text->value) format += ch == '%' ? std::string("%%") : std::string(1, ch);
             continue;
@@ -180,7 +183,7 @@ Lanes Emitter::emit_print(const Call *c) {
     const std::string print = helpers_.use("dprintf");
     for (int i = 0; i < c->type.lanes; i++) {
         std::string call = print + "(2, " + c_string_literal(format);
-        for (size_t k = 1; k < c->args.size(); k++) {
+        for (size_t k = trace ? 2 : 1; k < c->args.size(); k++) {
             if (parts[k].empty()) continue;
             const Type t = c->args[k].type().element_of();
             const char *as = t.is_float() ? "(double)" : t.is_int() ? "(long long)" : "(unsigned long long)";
@@ -194,7 +197,7 @@ Lanes Emitter::emit_print(const Call *c) {
 Lanes Emitter::emit_call(const Call *c) {
     if (c->call_kind != CallKind::Intrinsic)
         TESSERA_INTERNAL_ERROR("the call to \"" << c->name << "\" must be lowered to a Load before code generation");
-    if (c->op == Intrinsic::Print) return emit_print(c);
+    if (writes_line(c->op)) return emit_print(c);
     const Type t = c->type;
     const Type et = t.element_of();
     std::vector<Lanes> args;

@@ -173,6 +173,7 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::Random: return "random_hash";
     case Intrinsic::Print: return "print_when";
     case Intrinsic::Require: return "require";
+    case Intrinsic::Trace: return "trace";
     case Intrinsic::Undef: return "undef";
     }
     return "?";

@@ -220,6 +220,11 @@ enum class Intrinsic : uint8_t {
     // Lowering lifts it into an AssertStmt before the statement that evaluates it
     // (src/lower/LiftRequirements.cpp), so lowered code has none.
     Require,
+    // trace(condition, value, part_1, ..., part_n): as print_when, but the line is the parts
+    // alone, written one after the other (no spaces): the events trace_stores, trace_loads
+    // and trace_realizations ask for ("Store f.0(3, 4) = 17"), which lowering adds
+    // (src/lower/AddTracing.cpp).
+    Trace,
     // undef(): no value. Only the whole value of a pure definition (src/lang/Validity.cpp):
     // the Func's values are those its updates write, and reading a point no update wrote
     // is a RuntimeError of the reference interpreter (docs/semantics.md §7.1). Lowering
@@ -232,9 +237,11 @@ const char *intrinsic_name(Intrinsic op);
 /** Whether e is undef() (Intrinsic::Undef). */
 bool is_undef(const Expr &e);
 
-/** print_when and require: the intrinsics with an effect, each (condition, value, parts...)
- * and worth its value operand (args[1]) as a value. */
-inline bool has_effect(Intrinsic op) { return op == Intrinsic::Print || op == Intrinsic::Require; }
+/** print_when, require and trace: the intrinsics with an effect, each (condition, value,
+ * parts...) and worth its value operand (args[1]) as a value. */
+inline bool has_effect(Intrinsic op) { return op == Intrinsic::Print || op == Intrinsic::Require || op == Intrinsic::Trace; }
+/** print_when and trace: the intrinsics that write a line. */
+inline bool writes_line(Intrinsic op) { return op == Intrinsic::Print || op == Intrinsic::Trace; }
 
 struct Call : ExprNodeOf<Call, ExprKind::Call> {
     std::string name;

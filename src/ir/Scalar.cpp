@@ -282,6 +282,7 @@ Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args
         return make_uint(mix(h, low32(2)));
     }
     case Intrinsic::Print:  // the interpreters write the line (print_part)
+    case Intrinsic::Trace:
     case Intrinsic::Require: return args[1];  // the interpreters check the condition
     case Intrinsic::Undef: throw InternalError("undef is evaluated (a pure definition of undef has no values)");
     case Intrinsic::ShiftLeft: return shift(true, t, args[0], arg_types[1], args[1]);

@@ -110,6 +110,8 @@ struct FuncSchedule {
     std::string wraps;
     /** Copies made by clone_in: "_g_h" (the consumers' names) -> the copy they call. */
     std::map<std::string, std::shared_ptr<FunctionData>> clones;
+    /** trace_stores, trace_loads, trace_realizations (src/lower/AddTracing.cpp). */
+    bool trace_stores = false, trace_loads = false, trace_realizations = false;
 };
 
 /** The default schedule of a new definition: its pure loops (dimension 0 innermost)

@@ -81,7 +81,7 @@ protected:
             fail(std::string("the ") + (op->call_kind == CallKind::Func ? "Func call " : "image read ") + op->name +
                  "(...) is left in the lowered code (it must be a Load)");
         if (op->op == Intrinsic::Require) fail("a require left in the lowered code (lift requirements makes it an assertion)");
-        if (op->op == Intrinsic::Print) {
+        if (writes_line(op->op)) {
             // print_when(condition, value, parts...): text only among the parts.
             if (op->args.size() < 2 || as<StringImm>(op->args[0]) || as<StringImm>(op->args[1]))
                 fail("a print without its condition and value");

@@ -675,6 +675,27 @@ Func &Func::set_estimates(const tessera::Region &estimates) {
     return *this;
 }
 
+Func &Func::trace_stores() {
+    require_defined(data_, "trace_stores()");
+    data_->schedule.trace_stores = true;
+    lang::schedule_changed();
+    return *this;
+}
+
+Func &Func::trace_loads() {
+    require_defined(data_, "trace_loads()");
+    data_->schedule.trace_loads = true;
+    lang::schedule_changed();
+    return *this;
+}
+
+Func &Func::trace_realizations() {
+    require_defined(data_, "trace_realizations()");
+    data_->schedule.trace_realizations = true;
+    lang::schedule_changed();
+    return *this;
+}
+
 Func &Func::async() {
     require_defined(data_, "async()");
     return *this;  // computed synchronously, where the schedule places it

@@ -99,6 +99,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
         return 0;
     });
     Stmt s = run("schedule functions", [&] { return schedule_functions(plan); });
+    s = run("add tracing", [&] { return add_tracing(plan, s); });
     s = run("lift requirements", [&] { return lift_requirements(s); });
     s = run("bounds inference", [&] { return bounds_inference(plan, s); });
     s = run("sliding window", [&] { return sliding_window(plan, s); });

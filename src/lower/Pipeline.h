@@ -110,6 +110,11 @@ void check_schedules(const PipelinePlan &plan);
  * kinds, specializations) and place its realization at its store and compute levels. */
 ir::Stmt schedule_functions(PipelinePlan &plan);
 
+/** The lines trace_stores, trace_loads and trace_realizations ask for: each store or load
+ * of a traced Func's value, and each of its realizations, writes one (the trace intrinsic),
+ * between a line that begins the pipeline and one that ends it (src/lower/AddTracing.cpp). */
+ir::Stmt add_tracing(const PipelinePlan &plan, ir::Stmt s);
+
 /** Each require in a statement's expressions becomes its value, and an assertion of its
  * condition before the statement (src/lower/LiftRequirements.cpp). */
 ir::Stmt lift_requirements(ir::Stmt s);

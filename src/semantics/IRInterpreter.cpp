@@ -457,7 +457,7 @@ private:
         if (c->call_kind != CallKind::Intrinsic)
             fail("the lowered code calls " + std::string(c->call_kind == CallKind::Func ? "Func" : "image") + " \"" +
                  c->name + "\": such calls must have become Loads");
-        if (c->op == Intrinsic::Print) return print(c);
+        if (writes_line(c->op)) return print(c);
         const int n = int(c->args.size());
         TESSERA_INTERNAL_ASSERT(n <= kMaxIntrinsicArgs, "intrinsic " << c->name << " with " << n << " arguments");
         std::vector<Value> args;
@@ -493,9 +493,11 @@ private:
             for (const Value &v : parts) poisoned = poisoned || (v.lanes() > 0 && v.poisoned(v.lanes() == 1 ? 0 : i));
             const int wi = when.lanes() == 1 ? 0 : i;
             if (poisoned || !truthy(c->args[0].type().element_of(), when.lane(wi))) continue;
+            // print_when: the value and the parts, separated by spaces; trace: the parts alone.
+            const bool trace = c->op == Intrinsic::Trace;
             std::string line;
-            for (size_t k = 1; k < c->args.size(); k++) {
-                if (k > 1) line += ' ';
+            for (size_t k = trace ? 2 : 1; k < c->args.size(); k++) {
+                if (k > 1 && !trace) line += ' ';
                 if (const StringImm *text = as<StringImm>(c->args[k])) {
                     line += text->value;
                     continue;

@@ -768,6 +768,9 @@ private:
         if (n == "compute_root") api(d, [&] { return &f.compute_root(); });
         else if (n == "compute_inline") api(d, [&] { return &f.compute_inline(); });
         else if (n == "store_root") api(d, [&] { return &f.store_root(); });
+        else if (n == "trace_stores") api(d, [&] { return &f.trace_stores(); });
+        else if (n == "trace_loads") api(d, [&] { return &f.trace_loads(); });
+        else if (n == "trace_realizations") api(d, [&] { return &f.trace_realizations(); });
         else if (n == "compute_at") {
             LoopLevel l = level();
             api(d, [&] { return &f.compute_at(l); });

@@ -197,6 +197,9 @@ private:
         }
         for (const auto &fd : s.folds)
             os << name << ".fold_storage(" << fd.var << ", " << str(fd.extent) << (fd.forward ? "" : ", false") << ")\n";
+        if (s.trace_stores) os << name << ".trace_stores()\n";
+        if (s.trace_loads) os << name << ".trace_loads()\n";
+        if (s.trace_realizations) os << name << ".trace_realizations()\n";
     }
 
     Func output_;

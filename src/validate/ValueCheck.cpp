@@ -289,6 +289,14 @@ private:
             return smt_.cast(t, from, encode(c->value, env));
         }
         case ExprKind::Not: return !encode(as<Not>(e)->a, env);
+        case ExprKind::Let: {
+            // A value bound to a name (a traced store's or load's, src/lower/AddTracing.cpp):
+            // the body with the name standing for the value's term.
+            const Let *l = as<Let>(e);
+            std::map<std::string, z3::expr> bound = env ? *env : std::map<std::string, z3::expr>{};
+            bound.insert_or_assign(l->name, encode(l->value, env));
+            return encode(l->body, &bound);
+        }
         case ExprKind::Select: {
             const Select *s = as<Select>(e);
             return z3::ite(encode(s->condition, env), encode(s->true_value, env), encode(s->false_value, env));

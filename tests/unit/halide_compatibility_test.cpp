@@ -555,6 +555,14 @@ TEST(HalideCompatibility, Expressions) {
         EXPECT_EQ(got(xx), u8 + i8 + chosen + xx) << "at " << xx;
     }
     expect_matches(sat, {-3}, {12}, "saturating_cast, mux, likely");
+    // Tracing: the lines of a traced Func's stores (tests/correctness/tracing_test.cpp
+    // checks loads and realizations too).
+    Func traced("traced");
+    traced(x) = x * 2;
+    traced.trace_stores().trace_loads().trace_realizations();
+    ::testing::internal::CaptureStderr();
+    traced.realize({1});
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "Begin pipeline traced.0()\nStore traced.0(0) = 0\nEnd pipeline traced.0()\n");
     // undef: the updates write every point of the window.
     Func und("und");
     RDom ur(0, 6, "ur");

@@ -309,6 +309,25 @@ t.compute_root()
     expect_rejected("func g(x) = undef<int32>(x)\noutput g\n", "undef takes no argument");
 }
 
+// Tracing directives, printed back and writing their lines when run.
+TEST(TsrLanguage, Tracing) {
+    const std::string src = R"(func g(x) = x * 3
+func o(x) = g(x) + 1
+output o
+g.compute_root()
+g.trace_stores()
+g.trace_loads()
+g.trace_realizations()
+)";
+    Program p = parsed_round_trip(src, "trace.tsr");
+    ::testing::internal::CaptureStderr();
+    Buffer<int32_t> out = p.output.realize({2});
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+              "Begin pipeline o.0()\nBegin realization g.0(0, 2)\nStore g.0(0) = 0\nStore g.0(1) = 3\nLoad g.0(0) = 0\n"
+              "Load g.0(1) = 3\nEnd realization g.0(0, 2)\nEnd pipeline o.0()\n");
+    EXPECT_EQ(out(1), 4);
+}
+
 // Halide's fast math by name: written out as arithmetic when parsed, so the printed form
 // is that arithmetic, which parses back to itself and computes what the C++ API's does.
 TEST(TsrLanguage, FastMath) {
