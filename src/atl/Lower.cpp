@@ -213,15 +213,9 @@ private:
             const int64_t b = a < 0 ? -1 : stores_of(*e.b, std::move(loops), std::move(guards), budget);
             return b < 0 ? -1 : a + b;
         }
-        case TensorOp::Flatten:
-        case TensorOp::Split:
-        case TensorOp::Transpose:
-        case TensorOp::TruncL:
-        case TensorOp::TruncR:
-        case TensorOp::PadL:
-        case TensorOp::PadR: return stores_of(*e.a, std::move(loops), std::move(guards), budget);
         default: break;
         }
+        if (is_reshape(e.op)) return stores_of(*e.a, std::move(loops), std::move(guards), budget);
         if (!is_scalar_op(e.op)) return -1;
         int64_t iterations = 1;
         for (const Loop &l : loops) iterations *= l.hi - l.lo;
@@ -273,17 +267,14 @@ private:
             lower(*e.b, dest, accumulate, std::move(right), std::move(loops), std::move(guards));
             return;
         }
-        case TensorOp::Flatten:
-        case TensorOp::Split:
-        case TensorOp::Transpose:
-        case TensorOp::TruncL:
-        case TensorOp::TruncR:
-        case TensorOp::PadL:
-        case TensorOp::PadR:
-            theta.push_back(Step{e.op, e.k, {}, 0});
-            lower(*e.a, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
+        default:
+            if (is_reshape(e.op)) {
+                theta.push_back(Step{e.op, e.k, {}, 0});
+                lower(*e.a, dest, accumulate, std::move(theta), std::move(loops), std::move(guards));
+            } else {
+                leaf(e, dest, accumulate, theta, loops, guards);
+            }
             return;
-        default: leaf(e, dest, accumulate, theta, loops, guards); return;
         }
     }
 

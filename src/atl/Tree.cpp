@@ -289,6 +289,8 @@ const char *detail::op_name(TensorOp op) {
 
 bool detail::is_scalar_op(TensorOp op) { return op >= TensorOp::Read; }
 
+bool detail::is_reshape(TensorOp op) { return op >= TensorOp::Flatten && op <= TensorOp::PadR; }
+
 int64_t detail::evaluate_index(const IndexNode &z, const Valuation &v) {
     switch (z.op) {
     case IndexOp::Constant: return z.value;

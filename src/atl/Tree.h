@@ -50,6 +50,9 @@ enum class TensorOp : uint8_t {
 const char *op_name(TensorOp op);
 /** Reads, literals, index values and their arithmetic. */
 bool is_scalar_op(TensorOp op);
+/** The reshape operators of one operand and an amount: flatten, split, transpose, the
+ * truncations and the pads (each moves cells, by its reindexer, and computes nothing). */
+bool is_reshape(TensorOp op);
 
 struct TensorNode {
     TensorOp op;

@@ -4,22 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include <tessera/tessera.h>
+
+#include "support/text.h"
 
 using namespace tessera;
 
-namespace {
-
-std::vector<std::string> lines_of(const std::string &text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
-    return lines;
-}
-
-}  // namespace
+using test::lines_of;
 
 TEST(Tracing, StoresInTheOrderTheScheduleRunsThem) {
     // Halide's tutorial gradient: the default order walks along rows, then the reorder

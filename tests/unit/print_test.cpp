@@ -12,16 +12,13 @@
 
 #include <tessera/tessera.h>
 
+#include "support/text.h"
+
 using namespace tessera;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string &text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
-    return lines;
-}
+using test::lines_of;
 
 /** The lines f writes when realized over `sizes`, compiled or by the reference
  * interpreter, sorted if `sorted` (vector lanes and threads write in their own order). */
