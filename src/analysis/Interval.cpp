@@ -824,6 +824,10 @@ private:
                 };
                 return Interval(shr(a.min), shr(a.max));
             }
+            // A shift by the type's width or more gives 0 (docs/semantics.md §2), as the
+            // simplifier knows: it drops a clamp of such a value, which must not leave the
+            // value's bounds the whole type.
+            if (k >= t.bits) return Interval(ep.k(0), ep.k(0));
             if (k >= t.bits - (t.is_int() ? 1 : 0) || (!is_careful(t) && !a.is_bounded())) return full(t);
             Interval a2 = is_careful(t) ? constify(t, a) : a;
             return ep.finish(mul_const(ep, a2, i128(1) << int(k)));

@@ -179,6 +179,21 @@ TEST(Interval, DivisionByAParamWithAPositiveRange) {
     EXPECT_FALSE(equal(bounds_of_expr(div(x, pz), sc).min, div(var("lo"), pz)));
 }
 
+TEST(Interval, AShiftLeftByTheWidthOrMoreIsZero) {
+    // docs/semantics.md §2: `a << k` is 0 for k >= the type's bits, whatever a is. The
+    // simplifier knows it and drops a clamp of such a value, so the interval must too
+    // (a fuzzed pipeline's input check once demanded rows [-5, 255] of a 10-row image).
+    Scope any_x;
+    any_x.push("x", Interval::everything());
+    const Expr shifted = Call::make_intrinsic(UInt(8), Intrinsic::ShiftLeft, {Cast::make(UInt(8), x), u8(49)});
+    EXPECT_BOUNDS(shifted, any_x, 0, 0);
+    EXPECT_BOUNDS(Cast::make(Int(32), shifted), any_x, 0, 0);
+    const Expr by8 = Call::make_intrinsic(UInt(8), Intrinsic::ShiftLeft, {Cast::make(UInt(8), x), u8(8)});
+    EXPECT_BOUNDS(by8, any_x, 0, 0);
+    const Expr by7 = Call::make_intrinsic(UInt(8), Intrinsic::ShiftLeft, {Cast::make(UInt(8), x), u8(7)});
+    EXPECT_BOUNDS(by7, any_x, 0, 255);  // wraps: the type's range
+}
+
 TEST(Interval, Select) {
     Scope s;
     s.push("x", range(0, 5));
