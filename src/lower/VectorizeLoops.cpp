@@ -196,11 +196,27 @@ protected:
     Stmt visit(const Store *op, const Stmt &self) override {
         Expr v = mutate(op->value), i = mutate(op->index);
         if (per_lane_.count(op->buffer)) i = lane_index(i);
-        if (v.same_as(op->value) && i.same_as(op->index)) return self;
+        if (v.same_as(op->value) && i.same_as(op->index)) {
+            // The same value into the same cell in every lane (storage folded to one cell,
+            // a value that does not vary): the points of the lanes differ, so the store is
+            // one per lane, each annotated with its lane's point.
+            if (!point_varies(op->provenance)) return self;
+            return Store::make(op->buffer, Broadcast::make(v, lanes_), Broadcast::make(i, lanes_), mutate_provenance(op->provenance));
+        }
         // All lanes writing one point with different values would race.
         if (i.type().lanes == 1) throw CannotVectorize();
         const int n = i.type().lanes;
         return Store::make(op->buffer, widen(v, n), i, mutate_provenance(op->provenance));
+    }
+
+    /** Whether the point a store's annotation names varies across the lanes. */
+    bool point_varies(const std::shared_ptr<const Provenance> &p) {
+        if (!p) return false;
+        for (const Expr &c : p->coords)
+            if (mutate(c).type().lanes > 1) return true;
+        for (const auto &[name, value] : p->rvars)
+            if (mutate(value).type().lanes > 1) return true;
+        return false;
     }
 
     std::shared_ptr<const Provenance> mutate_provenance(const std::shared_ptr<const Provenance> &p) override {

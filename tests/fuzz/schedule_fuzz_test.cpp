@@ -470,9 +470,16 @@ void with_env(const char *name, const char *value, F f) {
 //   slid along a dimension that its consumer reads every second value of was folded to one
 //   slot, but each iteration computed two values there: the parallel loop raced (the IR
 //   interpreter, running parallel loops last to first, reads the wrong one every time).
+// - 10100772 (any level): lowering's; the simplifier dropped the clamps around
+//   `uint8(x) << 49` (0, a shift by the width or more), while the interval analysis still
+//   bounded it by the whole type, and the input check asked for rows [-5, 255] of a
+//   10-row image.
+// (10100680 and 15100740 broke the lowered code's contract only after the vectorizer, with
+// TESSERA_CHECK_INVARIANTS=1, a store alike in every lane left scalar; their results were
+// right: tests/unit/vectorize_loops_test.cpp checks that case.)
 TEST(ScheduleFuzz, SeedsThatFailedInLongRuns) {
     with_env("TESSERA_SCHEDULE_FUZZ_PROPHECY", "1", [] {
-        for (uint64_t seed : {516100481ull, 740300089ull, 823105019ull, 921100057ull}) {
+        for (uint64_t seed : {516100481ull, 740300089ull, 823105019ull, 921100057ull, 10100772ull}) {
             with_env("TESSERA_C_OPT", "-O2", [&] {
                 Tally tally;
                 fuzz_one(seed, tally);
