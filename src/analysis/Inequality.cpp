@@ -67,6 +67,17 @@ std::vector<Comparison> comparisons_of(const Expr &c) {
     return out;
 }
 
+Limits limits_of(const Expr &c, const std::function<bool(const Expr &)> &is_it) {
+    Limits out;
+    for (const Comparison &k : comparisons_of(c))
+        for (const Inequality &q : k) {  // lesser + gap <= greater
+            const Expr gap = detail::make_const(q.lesser.type(), q.gap);
+            if (is_it(q.lesser)) out.upper.push_back(q.gap ? Sub::make(q.greater, gap) : q.greater);
+            else if (is_it(q.greater)) out.lower.push_back(q.gap ? Add::make(q.lesser, gap) : q.lesser);
+        }
+    return out;
+}
+
 Expr slack(const Inequality &i) {
     return Sub::make(Sub::make(i.greater, i.lesser), detail::make_const(i.lesser.type(), i.gap));
 }

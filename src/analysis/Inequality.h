@@ -14,6 +14,7 @@
 // narrow_by_condition (src/analysis/Interval.h), and nonnegative_difference (below), which
 // the guard passes of src/lower build on.
 
+#include <functional>
 #include <vector>
 
 #include "ir/IR.h"
@@ -45,6 +46,14 @@ bool as_comparison(const Expr &c, Comparison &out);
 
 /** The comparisons among the conjuncts of c, left to right. */
 std::vector<Comparison> comparisons_of(const Expr &c);
+
+/** The bounds the comparisons of condition c put on an expression itself (the operand that
+ * `is_it` recognizes): each u with e <= u in `upper`, each l with l <= e in `lower` (a guard
+ * `x0 * 32 + x1 < n` bounds the coordinate `x0 * 32 + x1` by n - 1). */
+struct Limits {
+    std::vector<Expr> upper, lower;
+};
+Limits limits_of(const Expr &c, const std::function<bool(const Expr &)> &is_it);
 
 /** greater - lesser - gap: the difference the inequality states is non-negative, built (not
  * simplified) in the operands' type. */

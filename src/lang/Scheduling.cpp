@@ -675,24 +675,29 @@ Func &Func::set_estimates(const tessera::Region &estimates) {
     return *this;
 }
 
-Func &Func::trace_stores() {
-    require_defined(data_, "trace_stores()");
-    data_->schedule.trace_stores = true;
+namespace {
+
+/** Turns on one of a Func's trace flags (src/lower/AddTracing.cpp). */
+void set_trace(const std::shared_ptr<ir::FunctionData> &f, bool ir::FuncSchedule::*flag, const char *directive) {
+    require_defined(f, directive);
+    f->schedule.*flag = true;
     lang::schedule_changed();
+}
+
+}  // namespace
+
+Func &Func::trace_stores() {
+    set_trace(data_, &ir::FuncSchedule::trace_stores, "trace_stores()");
     return *this;
 }
 
 Func &Func::trace_loads() {
-    require_defined(data_, "trace_loads()");
-    data_->schedule.trace_loads = true;
-    lang::schedule_changed();
+    set_trace(data_, &ir::FuncSchedule::trace_loads, "trace_loads()");
     return *this;
 }
 
 Func &Func::trace_realizations() {
-    require_defined(data_, "trace_realizations()");
-    data_->schedule.trace_realizations = true;
-    lang::schedule_changed();
+    set_trace(data_, &ir::FuncSchedule::trace_realizations, "trace_realizations()");
     return *this;
 }
 

@@ -27,15 +27,12 @@ namespace {
  * tail at the end of the Func, as ATL's tiled programs have). */
 bool predicates_limit(const Definition &d, const Expr &coordinate, const Expr &limit, bool above) {
     const Expr c = analysis::simplify(coordinate);
-    for (const Expr &p : d.predicates)
-        for (const analysis::Comparison &k : analysis::comparisons_of(p))
-            for (const analysis::Inequality &q : k) {  // lesser + gap <= greater
-                const Expr gap = IntImm::make(q.lesser.type(), q.gap);
-                if (above && equal(analysis::simplify(q.lesser), c) && analysis::can_prove(LE::make(Sub::make(q.greater, gap), limit)))
-                    return true;
-                if (!above && equal(analysis::simplify(q.greater), c) && analysis::can_prove(GE::make(Add::make(q.lesser, gap), limit)))
-                    return true;
-            }
+    auto is_coordinate = [&](const Expr &e) { return equal(analysis::simplify(e), c); };
+    for (const Expr &p : d.predicates) {
+        const analysis::Limits limits = analysis::limits_of(p, is_coordinate);
+        for (const Expr &l : above ? limits.upper : limits.lower)
+            if (analysis::can_prove(above ? LE::make(l, limit) : GE::make(l, limit))) return true;
+    }
     return false;
 }
 

@@ -304,23 +304,16 @@ private:
     void limit_by_conditions(const Expr &c, Interval &iv) {
         if (conditions_.empty()) return;
         const Expr coordinate = analysis::simplify_index(c);
-        auto is_coordinate = [&](const Expr &e) { return equal(analysis::simplify_index(e), coordinate); };
-        auto at_most = [&](const Expr &limit) {
-            const Expr hi = bounds(limit).max;
-            if (hi.defined()) iv.max = analysis::simplify_index(iv.max.defined() ? Min::make(iv.max, hi) : hi);
-        };
-        auto at_least = [&](const Expr &limit) {
-            const Expr lo = bounds(limit).min;
-            if (lo.defined()) iv.min = analysis::simplify_index(iv.min.defined() ? Max::make(iv.min, lo) : lo);
-        };
-        for (const Expr &condition : conditions_)
-            for (const analysis::Comparison &k : analysis::comparisons_of(condition))
-                for (const analysis::Inequality &q : k) {  // lesser + gap <= greater
-                    if (q.lesser.type() != c.type()) continue;
-                    const Expr gap = IntImm::make(c.type(), q.gap);
-                    if (is_coordinate(q.lesser)) at_most(Sub::make(q.greater, gap));
-                    else if (is_coordinate(q.greater)) at_least(Add::make(q.lesser, gap));
-                }
+        auto is_coordinate = [&](const Expr &e) { return e.type() == c.type() && equal(analysis::simplify_index(e), coordinate); };
+        for (const Expr &condition : conditions_) {
+            const analysis::Limits limits = analysis::limits_of(condition, is_coordinate);
+            for (const Expr &limit : limits.upper)
+                if (const Expr hi = bounds(limit).max; hi.defined())
+                    iv.max = analysis::simplify_index(iv.max.defined() ? Min::make(iv.max, hi) : hi);
+            for (const Expr &limit : limits.lower)
+                if (const Expr lo = bounds(limit).min; lo.defined())
+                    iv.min = analysis::simplify_index(iv.min.defined() ? Max::make(iv.min, lo) : lo);
+        }
     }
 
 public:
