@@ -54,16 +54,37 @@ bool Emitter::broadcast_const(const Expr &e, int64_t &c) {
     return false;
 }
 
+std::string Emitter::convert_vector(Type to, const std::string &x, Type from) {
+    const Type ft = from.element_of(), tt = to.element_of();
+    const int from_bits = ft.is_bool() ? 8 : ft.bits, to_bits = tt.is_bool() ? 8 : tt.bits;
+    const bool from_int = !ft.is_float(), to_int = !tt.is_float();
+    if (from_int && to_int && from_bits == to_bits) return "(" + vtype(to) + ")(" + x + ")";
+    if (from_int && !to_int && from_bits < to_bits) {
+        // Exact: an integer narrower than the float's width fits its signed integer type.
+        const Type wide = Int(to_bits).with_lanes(to.lanes);
+        return "__builtin_convertvector(" + convert_vector(wide, x, from) + ", " + vtype(to) + ")";
+    }
+    if (!(from_int && to_int)) return "__builtin_convertvector(" + x + ", " + vtype(to) + ")";
+    const std::string FV = vtype(from), TV = vtype(to);
+    const std::string name = "tessera_convert_" + FV.substr(std::string("tessera_").size()) + "_" +
+                             TV.substr(std::string("tessera_").size());
+    if (!vector_conversions_.count(name)) {
+        const std::string elem = tt.is_bool() ? "int8_t" : c_type_name(tt);
+        std::string def = "static inline __attribute__((always_inline, unused)) " + TV + " " + name + "(" + FV +
+                          " v) {\n    return (" + TV + "){";
+        for (int i = 0; i < to.lanes; i++) def += (i ? ", " : "") + std::string("(") + elem + ")v[" + std::to_string(i) + "]";
+        vector_conversions_[name] = def + "};\n}";
+    }
+    return name + "(" + x + ")";
+}
+
 std::string Emitter::to_mask(Type t, const std::string &cmp, Type operand) {
-    const std::string m = vtype(Bool().with_lanes(t.lanes));
-    if ((operand.is_bool() ? 8 : operand.bits) == 8) return vtemp(Bool().with_lanes(t.lanes), "(" + m + ")(" + cmp + ")");
-    return vtemp(Bool().with_lanes(t.lanes), "__builtin_convertvector(" + cmp + ", " + m + ")");
+    return vtemp(Bool().with_lanes(t.lanes),
+                 convert_vector(Bool().with_lanes(t.lanes), "(" + cmp + ")", Int(operand.is_bool() ? 8 : operand.bits).with_lanes(t.lanes)));
 }
 
 std::string Emitter::mask_as(Type t, const std::string &mask) {
-    const std::string vi = vint(t, true);
-    if ((t.is_bool() ? 8 : t.bits) == 8) return "(" + vi + ")" + mask;
-    return "__builtin_convertvector(" + mask + ", " + vi + ")";
+    return convert_vector(Int(t.is_bool() ? 8 : t.bits).with_lanes(t.lanes), mask, Bool().with_lanes(t.lanes));
 }
 
 std::string Emitter::blend(Type t, const std::string &mask_wide, const std::string &a, const std::string &b) {
@@ -93,7 +114,12 @@ std::string Emitter::saturating_vector(const Expr &v, Type t) {
     std::string y = blend(ft, where(x + " == " + x), x, zero);
     y = blend(ft, where(y + " > " + lo), y, lo);
     y = blend(ft, where(y + " < " + hi), y, hi);
-    const std::string converted = vtemp(t, "__builtin_convertvector(" + y + ", " + vtype(t) + ")");
+    // Into a narrower type through the float's width (the clamped lanes fit its signed
+    // integers), whose conversion is one instruction, then narrowed (convert_vector).
+    const Type same_width = Int(from.bits).with_lanes(t.lanes);
+    const std::string converted =
+        n < from.bits ? vtemp(t, convert_vector(t, vtemp(same_width, "__builtin_convertvector(" + y + ", " + vtype(same_width) + ")"), same_width))
+                      : vtemp(t, "__builtin_convertvector(" + y + ", " + vtype(t) + ")");
     const std::string past = to_mask(t, x + " >= " + splat(ft, float_literal(from, top)), from);
     const std::string maximum = et.is_int() ? int_literal(et, int64_t((uint64_t(1) << (n - 1)) - 1))
                                             : uint_literal(et, n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1);
@@ -127,10 +153,10 @@ std::string Emitter::vector_of(const Expr &e) {
             // A mask lane (0 or -1) as 0 or 1, then converted.
             const Type i8 = Int(8).with_lanes(t.lanes);
             const std::string ones = vtemp(i8, "(" + vtype(i8) + ")" + vec(v) + " & " + splat(i8, "1"));
-            return vtemp(t, "__builtin_convertvector(" + ones + ", " + VT + ")");
+            return vtemp(t, convert_vector(t, ones, i8));
         }
         if (from.is_float() && !et.is_float()) return saturating_vector(v, t);
-        return vtemp(t, "__builtin_convertvector(" + vec(v) + ", " + VT + ")");
+        return vtemp(t, convert_vector(t, vec(v), v.type()));
     }
     case ExprKind::Add:
     case ExprKind::Sub:

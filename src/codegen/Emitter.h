@@ -149,6 +149,8 @@ private:
     std::map<std::string, std::vector<BufBinding>> bufs_;
 
     std::map<std::string, std::string> vector_typedefs_;
+    // The element-wise conversion helpers convert_vector uses, by name (after the typedefs).
+    std::map<std::string, std::string> vector_conversions_;
 
     std::ostringstream body_;
     // The outlined functions: parallel loops' iterations and the large loops inside them.
@@ -327,6 +329,16 @@ private:
 
     /** The constant value of a Broadcast of an integer constant. */
     static bool broadcast_const(const Expr &e, int64_t &c);
+
+    /** The vector x, of lanes `from`, converted lane by lane to `to` as C converts (no
+     * saturation). gcc 12 compiles __builtin_convertvector between integer widths as
+     * halves, or lane by lane (16 uint16 lanes to uint32: load, two widenings, an extract
+     * and an insert; 16 int32 lanes to int8: 63 instructions), but a vector built from
+     * its converted elements as the one instruction (vpmovzxwd with its load, vpmovdb).
+     * Integer width changes therefore go through a helper that builds the vector from its
+     * elements; an integer converted to a wider float is first widened to the float's
+     * width. */
+    std::string convert_vector(Type to, const std::string &x, Type from);
 
     /** A comparison result (an integer vector of the operands' width) as a mask. */
     std::string to_mask(Type t, const std::string &cmp, Type operand);
