@@ -1015,6 +1015,32 @@ private:
         let_values_.push_back(std::move(l));
     }
 
+    /** The current value of the let that binds v (a variable, or one converted to another
+     * integer type), as v's expression; undefined if v is not such a let's variable. */
+    Expr let_value_of(const Expr &v) {
+        const Cast *c = as<Cast>(v);
+        const Variable *var = as<Variable>(c ? c->value : v);
+        if (!var) return Expr();
+        for (auto it = let_values_.rbegin(); it != let_values_.rend(); ++it) {
+            if (it->name != var->name) continue;
+            if (!it->value.defined()) return Expr();
+            for (const auto &[n, count] : it->bindings)
+                if (bindings_[n] != count) return Expr();
+            return c ? Cast::make(c->type, it->value) : it->value;
+        }
+        return Expr();
+    }
+
+    /** Whether a and b are two lets' variables (or conversions of them) bound to equal
+     * values: two Funcs' coordinates computed alike, such as a consumer's row and the row
+     * its per-point reduction is stored at, whose difference in an index is 0. */
+    bool equal_let_values(const Expr &a, const Expr &b) {
+        const Expr va = let_value_of(a);
+        if (!va.defined()) return false;
+        const Expr vb = let_value_of(b);
+        return vb.defined() && equal(va, vb);
+    }
+
     /** a if a is a let variable bound (still) to an expression equal to b, or b if the
      * other way round; else undefined. */
     Expr let_equal_to(const Expr &a, const Expr &b) {
@@ -1218,6 +1244,7 @@ private:
         Guard g(depth_);
         if (Expr f = fold(ExprKind::Sub, a, b); f.defined()) return f;
         if (!is_integer_type(a.type())) return plain<Sub>(a, b, orig);
+        if (a.type().is_scalar() && equal_let_values(a, b)) return make_const(a.type(), 0);
         if (!too_deep()) {
             if (Expr r = ramp_sum(ExprKind::Sub, a, b); r.defined()) return r;
             if (const auto *r = as<Ramp>(b)) {

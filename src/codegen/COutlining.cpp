@@ -167,6 +167,34 @@ bool Emitter::emit_outlined_statement(const Stmt &loop, const std::string &what)
     return true;
 }
 
+int Emitter::full_unroll_count(const For *f) {
+    // The loop and the loops inside run a constant number of times, at most
+    // kFullUnrollIterations in all: a small reduction window (a 3x3 box).
+    const IntImm *extent = as<IntImm>(f->extent);
+    if (!extent || extent->value < 2 || extent->value > kFullUnrollIterations) return 0;
+    struct Count : IRVisitor {
+        int64_t iterations = 1;
+        bool constant = true;
+        using IRVisitor::include;
+        void visit(const For *op) override {
+            const IntImm *e = as<IntImm>(op->extent);
+            if (!e || e->value < 0 || op->for_type == ForType::Parallel) {
+                constant = false;
+                return;
+            }
+            const int64_t outer = iterations;
+            iterations = std::min<int64_t>(iterations * std::max<int64_t>(e->value, 1), kFullUnrollIterations + 1);
+            include(op->body);
+            iterations = outer;
+            peak = std::max(peak, iterations * std::max<int64_t>(e->value, 1));
+        }
+        int64_t peak = 1;
+    } count;
+    count.include(f->body);
+    const int64_t total = extent->value * std::max(count.peak, int64_t(1));
+    return count.constant && total <= kFullUnrollIterations ? int(extent->value) : 0;
+}
+
 bool Emitter::worth_unrolling(const For *f) {
     const IntImm *extent = as<IntImm>(f->extent);
     if (extent && extent->value <= kUnrollSmallLoops) return false;

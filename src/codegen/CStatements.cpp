@@ -229,7 +229,9 @@ void Emitter::emit_for(const For *f, const Stmt &self) {
     }
     if (threads) raw("#ifdef _OPENMP\n#pragma omp parallel for schedule(dynamic, 1)\n#endif\n");
     // (Clang unrolls such loops itself, and warns where a pragma asks for what it cannot do.)
-    if (!threads && worth_unrolling(f))
+    if (const int n = threads ? 0 : full_unroll_count(f))
+        raw("#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll " + std::to_string(n) + "\n#endif\n");
+    else if (!threads && worth_unrolling(f))
         raw("#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC unroll " + std::to_string(kUnrollSmallLoops) +
             "\n#endif\n");
     line(header);

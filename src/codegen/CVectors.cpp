@@ -264,13 +264,17 @@ std::string Emitter::vector_of(const Expr &e) {
         if (c->op == Intrinsic::BitNot && !et.is_bool()) return vtemp(t, "~" + vec(c->args[0]));
         if (c->op == Intrinsic::Fma && et.is_float() && c->args.size() == 3) {
             // Lane by lane with the compiler's fused multiply-add, which it vectorizes
-            // (C has no vector fma; a * b + c would not be fused: -ffp-contract=off).
+            // (C has no vector fma; a * b + c would not be fused: -ffp-contract=off). The
+            // lanes are a vector built from its elements, not a loop over them: a loop
+            // inside a reduction's loop keeps gcc from unrolling that loop.
             const std::string a = vec(c->args[0]), b = vec(c->args[1]), d = vec(c->args[2]);
-            const std::string id = "_t" + std::to_string(next_temp_++);
-            line(VT + " " + id + ";");
-            line("for (int _l = 0; _l < " + std::to_string(t.lanes) + "; _l++) " + id + "[_l] = __builtin_fma" +
-                 (et.bits == 32 ? "f" : "") + "(" + a + "[_l], " + b + "[_l], " + d + "[_l]);");
-            return id;
+            const std::string fma = et.bits == 32 ? "__builtin_fmaf(" : "__builtin_fma(";
+            std::string lanes;
+            for (int i = 0; i < t.lanes; i++) {
+                const std::string k = "[" + std::to_string(i) + "]";
+                lanes += (i ? ", " : "") + fma + a + k + ", " + b + k + ", " + d + k + ")";
+            }
+            return vtemp(t, "(" + VT + "){" + lanes + "}");
         }
         if (c->op == Intrinsic::Reinterpret && !et.is_bool() && !c->args[0].type().is_bool())
             return vtemp(t, "(" + VT + ")" + vec(c->args[0]));

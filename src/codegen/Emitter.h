@@ -50,6 +50,12 @@ inline constexpr int kSplitParallelBodyAccesses = 32;
 inline constexpr int kUnrollSmallLoopAccesses = 8;
 inline constexpr int kUnrollSmallLoops = 4;
 
+/** A loop whose nest runs a constant number of iterations, at most this many (a small
+ * reduction window), is unrolled completely (`#pragma GCC unroll`): gcc weighs a window's
+ * body by its C, and a vector fused multiply-add, written as one call per lane, weighs a
+ * call per lane, so a 3x3 sum of them stayed a loop of six. */
+inline constexpr int kFullUnrollIterations = 16;
+
 /** Before a function that reads and writes no memory itself (the pipeline's function, or
  * a parallel loop's iteration, whose loops are all outlined): it checks arguments,
  * computes coordinates and calls the functions that do the work, once per call or per
@@ -410,6 +416,8 @@ private:
      * and the clamped or shifted coordinates) run a few iterations and are left alone, as
      * are loops of a few iterations. */
     static bool worth_unrolling(const For *f);
+    /** The loop's extent if its nest is to be unrolled completely, else 0. */
+    static int full_unroll_count(const For *f);
 
     /** Whether a statement here may become a function of its own: inside the function of
      * a large parallel loop's iteration, not already in an outlined statement. */

@@ -120,13 +120,33 @@ TEST(PartitionLoops, ShiftInwardsBaseOfASmallVectorLoopIsPeeled) {
 }
 
 TEST(PartitionLoops, ShiftInwardsBaseOfALargeBodyIsKept) {
-    // The same with five loads: a copy of the body would cost more than the min.
+    // The same with 65 loads: a copy of the body would cost more than the min.
     const Expr x = Add::make(Min::make(Mul::make(var("xo"), i32(8)), Sub::make(var("m"), i32(8))), var("xv"));
     Expr sum = Load::make(Int(32), "in", var("x"));
-    for (int k = 1; k < 5; k++) sum = Add::make(sum, Load::make(Int(32), "in", Add::make(var("x"), i32(k))));
+    for (int k = 1; k < 65; k++) sum = Add::make(sum, Load::make(Int(32), "in", Add::make(var("x"), i32(k))));
     Stmt body = LetStmt::make("x", x, Store::make("out", sum, var("x"), nullptr));
     Stmt s = For::make("xo", i32(0), var("n"), ForType::Serial, For::make("xv", i32(0), i32(8), ForType::Vectorized, body));
     EXPECT_EQ(clamps_per_loop(lower::partition_loops(s), "xo"), (std::vector<int>{1})) << lower::partition_loops(s);
+}
+
+TEST(PartitionLoops, ShiftInwardsBaseAroundAReductionOnTheLanesIsPeeled) {
+    // A per-point sum computed inside the vector loop (its serial loop runs on the lanes)
+    // is part of the body, whose 10 loads and stores stay under the limit: peeled. A serial
+    // loop between the loop and the vector loop makes it not the innermost: kept.
+    const Expr x = Add::make(Min::make(Mul::make(var("xo"), i32(8)), Sub::make(var("m"), i32(8))), var("xv"));
+    Stmt acc = Store::make("acc", Add::make(Load::make(Int(32), "acc", i32(0)), Load::make(Int(32), "in", Add::make(var("x"), var("r")))),
+                           i32(0), nullptr);
+    Stmt body = LetStmt::make(
+        "x", x,
+        Block::make(Store::make("acc", i32(0), i32(0), nullptr),
+                    Block::make(For::make("r", i32(0), i32(3), ForType::Serial, acc),
+                                Store::make("out", Load::make(Int(32), "acc", i32(0)), var("x"), nullptr))));
+    Stmt s = For::make("xo", i32(0), var("n"), ForType::Serial, For::make("xv", i32(0), i32(8), ForType::Vectorized, body));
+    EXPECT_EQ(clamps_per_loop(lower::partition_loops(s), "xo"), (std::vector<int>{0, 1})) << lower::partition_loops(s);
+    Stmt rows = For::make("xo", i32(0), var("n"), ForType::Serial,
+                          For::make("y", i32(0), i32(4), ForType::Serial,
+                                    For::make("xv", i32(0), i32(8), ForType::Vectorized, body)));
+    EXPECT_EQ(clamps_per_loop(lower::partition_loops(rows), "xo"), (std::vector<int>{1})) << lower::partition_loops(rows);
 }
 
 }  // namespace

@@ -341,6 +341,23 @@ TEST(SimplifyRules, AMinWithTheValueOfALetIsTheLet) {
     EXPECT_NE(to_string(r).find("min("), std::string::npos) << r;
 }
 
+TEST(SimplifyRules, TwoLetsOfOneValueCancel) {
+    // let u = x * y in let w = x * y in out[(int64(u) - int64(w)) * 8] = 1: the index is 0
+    // (a consumer's row and the row its per-point reduction is stored at), and both lets
+    // stay, for the passes that read them by name.
+    Expr u = var("u"), w = var("w");
+    Expr index = mul(sub(Cast::make(Int(64), u), Cast::make(Int(64), w)), i64(8));
+    Stmt s = simplify(LetStmt::make("u", mul(x, y), LetStmt::make("w", mul(x, y), Store::make("out", i32(1), index, nullptr))));
+    const std::string text = to_string(s);
+    EXPECT_NE(text.find("out[int64(0)]"), std::string::npos) << s;
+    // Not once a variable of one value is bound again in between.
+    Stmt rebound = LetStmt::make(
+        "u", mul(x, y),
+        For::make("x", i32(0), i32(4), ForType::Serial,
+                  LetStmt::make("w", mul(x, y), Store::make("out", var("u"), sub(u, w), nullptr))));
+    EXPECT_NE(to_string(simplify(rebound)).find("u - w"), std::string::npos) << simplify(rebound);
+}
+
 TEST(SimplifyRules, LoopBoundsAreUsed) {
     // for x in [0, 10): out[x] = min(x, 100); x + 1 > x; (x * 4) / 4
     Stmt body = Block::make({Store::make("a", min(x, i32(100)), Cast::make(Int(64), x), nullptr),
