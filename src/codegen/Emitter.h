@@ -50,11 +50,12 @@ inline constexpr int kSplitParallelBodyAccesses = 32;
 inline constexpr int kUnrollSmallLoopAccesses = 8;
 inline constexpr int kUnrollSmallLoops = 4;
 
-/** A loop whose nest runs a constant number of iterations, at most this many (a small
+/** A loop whose nest runs a constant number of iterations, at most this many (a 3x3
  * reduction window), is unrolled completely (`#pragma GCC unroll`): gcc weighs a window's
  * body by its C, and a vector fused multiply-add, written as one call per lane, weighs a
- * call per lane, so a 3x3 sum of them stayed a loop of six. */
-inline constexpr int kFullUnrollIterations = 16;
+ * call per lane, so a 3x3 sum of them stayed a loop of six. (16, which also unrolled
+ * depthwise-separable conv's 8 x 2 tile loops, measured no better there.) */
+inline constexpr int kFullUnrollIterations = 9;
 
 /** Before a function that reads and writes no memory itself (the pipeline's function, or
  * a parallel loop's iteration, whose loops are all outlined): it checks arguments,

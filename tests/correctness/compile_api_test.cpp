@@ -262,3 +262,41 @@ TEST(CompileAPI, APipelineCompiledBeforeIsFoundByItsPrintedFormWithoutLowering) 
     for (int y = 0; y < 5; y++)
         for (int x = 0; x < 32; x++) ASSERT_EQ(out2(x, y), out(x, y));
 }
+
+TEST(CompileApi, VectorCodeTheCCompilerCompilesWell) {
+    // What the C emitter writes so that gcc emits the instructions a vector loop needs
+    // (bench/README.md measures each): a conversion between integer widths as a vector
+    // built from its converted elements (one vpmovzxwd, where __builtin_convertvector
+    // widens in halves), an integer converted to a wider float widened first, and a
+    // constant nest of at most 9 iterations (a 3x3 window) unrolled completely.
+    ImageParam in(UInt(16), 2, "in");
+    Var x("x"), y("y");
+    RDom box(-1, 3, -1, 3, "box");
+    Func wide("wide"), window("window");
+    wide(x, y) = cast<uint32_t>(in(x, y)) + cast<uint32_t>(cast<float>(cast<uint8_t>(in(x, y))) * 0.5f);
+    window(x, y) = sum(cast<float>(wide(x + box.x + 1, y + box.y + 1)));
+    wide.compute_root().vectorize(x, 16);
+    window.vectorize(x, 8);
+    const std::string file = scratch_dir() + "/vector_code.c";
+    window.compile_to_c(file, {in}, "vector_code");
+    const std::string c = tessera::testing::read_text(file);
+    EXPECT_NE(c.find("tessera_convert_vu16x16_vu32x16("), std::string::npos) << c;
+    EXPECT_NE(c.find("tessera_convert_vu8x16_vi32x16("), std::string::npos) << c;  // u8 -> f32 through int32
+    EXPECT_NE(c.find("#pragma GCC unroll 3"), std::string::npos) << c;
+    // The code computes what the reference interpreter does.
+    Buffer<uint16_t> b(std::vector<int>{40, 12}, "vector_code_in");
+    for (int yy = 0; yy < 12; yy++)
+        for (int xx = 0; xx < 40; xx++) b(xx, yy) = uint16_t(xx * 977 + yy * 131);
+    in.set(b);
+    Buffer<float> out = window.realize({32, 8});
+    for (int yy = 0; yy < 8; yy++)
+        for (int xx = 0; xx < 32; xx++) {
+            float s = 0.0f;
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++) {
+                    const uint16_t v = b(xx + i + 1, yy + j + 1);
+                    s += float(uint32_t(v) + uint32_t(float(uint8_t(v)) * 0.5f));
+                }
+            ASSERT_EQ(out(xx, yy), s) << xx << ", " << yy;
+        }
+}
