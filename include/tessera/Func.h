@@ -73,6 +73,13 @@ public:
     /** Permit parallel or vectorized reduction loops that Tessera cannot prove race-free;
      * the results may then differ from the algorithm's. */
     Stage &allow_race_conditions();
+    /** Make each store of this update an atomic read-modify-write, so that its reduction
+     * loops may run in parallel although iterations write the same point (a histogram).
+     * The update must be f(...) = f(...) op e with op one of + * min max & | ^ on integers,
+     * whose iterations may run in any order with the same result; Tessera does not reorder
+     * float arithmetic, so `override_associativity_test` (Halide's escape hatch) is
+     * refused. The stage's loops cannot then be vectorized. */
+    Stage &atomic(bool override_associativity_test = false);
     /** A copy of this stage's schedule, used when `condition` (a startup expression: Params
      * and input bounds only) holds. Directives given to the returned Stage apply to that
      * copy only; the copy starts from the schedule as it is now. */
@@ -179,6 +186,9 @@ public:
     Func &serial(const VarOrRVar &var);
     Func &rename(const VarOrRVar &old_name, const VarOrRVar &new_name);
     Func &allow_race_conditions();
+    /** atomic() applies to an update: f.update(i).atomic(); on a Func it is a
+     * CompileError that says so (the pure definition writes each point once). */
+    Func &atomic(bool override_associativity_test = false);
     Stage specialize(const Expr &condition);
     void specialize_fail(const std::string &message);
 

@@ -6,6 +6,8 @@
 
 #include "codegen/Emitter.h"
 #include "ir/Check.h"
+#include "ir/IREquality.h"
+#include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
 #include "ir/Substitute.h"
 
@@ -275,6 +277,7 @@ void Emitter::emit_store(const Store *st) {
     check_element_type(st->buffer, b, st->value.type().element_of());
     const std::string prov =
         st->provenance ? "  /* " + comment_text(to_string(*st->provenance)) + " */" : std::string();
+    if (st->provenance && st->provenance->atomic) return emit_atomic_store(st, b, prov);
     const int lanes = st->value.type().lanes;
     const Ramp *dense = as<Ramp>(st->index);
     if (native(st->value.type()) && dense && as<IntImm>(dense->stride) && as<IntImm>(dense->stride)->value == 1) {
@@ -290,6 +293,52 @@ void Emitter::emit_store(const Store *st) {
     Lanes val = emit(st->value);
     for (int i = 0; i < lanes; i++)
         line(b.ident + "[" + lane(idx, i) + "] = " + lane(val, i) + ";" + (i == 0 ? prov : std::string()));
+}
+
+void Emitter::emit_atomic_store(const Store *st, const BufBinding &b, const std::string &prov) {
+    // The value reads the buffer only at the point stored (CheckSchedules: an associative
+    // update, never vectorized; CommonSubexpressions leaves such a store whole). That read
+    // becomes the variable `old`, and the store a loop that computes the value from the
+    // point's current contents and swaps it in unless another thread changed the point in
+    // between (C11-style builtins of GCC and Clang, on 1- to 8-byte integers).
+    TESSERA_INTERNAL_ASSERT(st->value.type().is_scalar() && st->index.type().is_scalar(),
+                            "atomic store to \"" << st->buffer << "\" is not scalar");
+    const Type t = st->value.type();
+    const std::string old_name = st->buffer + ".atomic.old";
+    struct ReadOfThePoint : ir::IRMutator {
+        const Store *st;
+        Expr old;
+        int others = 0;
+        using IRMutator::mutate;
+        Expr visit(const Load *op, const Expr &self) override {
+            if (op->buffer != st->buffer) return IRMutator::visit(op, self);
+            if (equal(op->index, st->index)) return old;
+            others++;
+            return self;
+        }
+    } read;
+    read.st = st;
+    read.old = Variable::make(t, old_name);
+    const Expr value = read.mutate(st->value);
+    TESSERA_INTERNAL_ASSERT(read.others == 0, "atomic store to \"" << st->buffer << "\" reads it at another point");
+    const std::string T = c_type_name(t);
+    const std::string index = scalar(st->index);
+    flush_temp();
+    open_block("");
+    const std::string p = declare(issue("_atomic_p")), old = declare(issue("_atomic_old")),
+                      fresh = declare(issue("_atomic_new"));
+    line(T + " *" + p + " = &" + b.ident + "[" + index + "];" + prov);
+    line(T + " " + old + " = __atomic_load_n(" + p + ", __ATOMIC_RELAXED);");
+    line(T + " " + fresh + ";");
+    open_block("do");
+    vars_[old_name].push_back(VarBinding{old, t, false});
+    const std::string v = scalar(value);
+    flush_temp();
+    vars_[old_name].pop_back();
+    line(fresh + " = (" + T + ")(" + v + ");");
+    close_block("} while (!__atomic_compare_exchange_n(" + p + ", &" + old + ", " + fresh +
+                ", 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));");
+    close_block();
 }
 
 void Emitter::emit_allocate(const Allocate *a, const Stmt &self) {

@@ -430,6 +430,8 @@ private:
     bool worth_outlining(const Stmt &loop);
 
     void emit_store(const Store *st);
+    /** A store of an atomic update: one compare-and-swap loop over the point it writes. */
+    void emit_atomic_store(const Store *st, const BufBinding &b, const std::string &prov);
 
     void emit_allocate(const Allocate *a, const Stmt &self);
 };

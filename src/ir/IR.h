@@ -349,6 +349,9 @@ struct Provenance {
     std::vector<Expr> coords;
     std::vector<std::pair<std::string, Expr>> rvars;
     Kind kind = Kind::Iteration;
+    /** The store is an atomic read-modify-write of its point (an update scheduled
+     * atomic(): its value reads the Func only at that point, docs/semantics.md §10). */
+    bool atomic = false;
 
     /** The Func's name (for messages). */
     const std::string &func_name() const;

@@ -90,6 +90,7 @@ void IRPrinter::print(const Stmt &s) {
 
 void IRPrinter::print(const Provenance &p) {
     if (p.kind == Provenance::Kind::FinalCopy) os_ << "final ";
+    if (p.atomic) os_ << "atomic ";
     os_ << (p.func ? p.func->name : std::string("?"));
     if (p.stage > 0) os_ << ".update(" << (p.stage - 1) << ")";
     print_args(p.coords);

@@ -70,6 +70,9 @@ struct StageSchedule {
     std::vector<Split> splits;
     std::vector<Specialization> specializations;
     bool allow_race_conditions = false;
+    /** atomic(): the stage's parallel reduction loops may write one point from several
+     * iterations; each store is an atomic read-modify-write (docs/semantics.md §10). */
+    bool atomic = false;
     /** Whether any loop directive changed this stage (an inlined Func must have none). */
     bool touched = false;
     /** The directives applied, in the user's words, for messages ("vectorize(x, 8)"). */

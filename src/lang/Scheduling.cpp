@@ -373,6 +373,20 @@ Stage &Stage::allow_race_conditions() {
     return *this;
 }
 
+Stage &Stage::atomic(bool override_associativity_test) {
+    Directive d(*func_, stage_, schedule(), override_associativity_test ? "atomic(true)" : "atomic()");
+    if (stage_ == 0)
+        d.fail("the pure definition writes each point once and needs no atomic stores; atomic() applies to an update "
+               "(f.update(i).atomic())");
+    if (override_associativity_test)
+        d.fail("Tessera runs an update's iterations out of order only where that cannot change the result (an "
+               "integer update f(...) = f(...) op e, op one of + * min max & | ^); it has no override. Use atomic() "
+               "on such an update, or rfactor()");
+    schedule().atomic = true;
+    d.done();
+    return *this;
+}
+
 Stage Stage::specialize(const Expr &condition) {
     Directive d(*func_, stage_, schedule(), "specialize(" + (condition.defined() ? expr_text(condition) : "?") + ")");
     if (!condition.defined()) d.fail("the condition is undefined");
@@ -460,6 +474,7 @@ Func &Func::rename(const VarOrRVar &old_name, const VarOrRVar &new_name) {
     TESSERA_FORWARD_TO_STAGE(rename(old_name, new_name));
 }
 Func &Func::allow_race_conditions() { TESSERA_FORWARD_TO_STAGE(allow_race_conditions()); }
+Func &Func::atomic(bool override_associativity_test) { TESSERA_FORWARD_TO_STAGE(atomic(override_associativity_test)); }
 Stage Func::specialize(const Expr &condition) { return pure_stage(data_).specialize(condition); }
 void Func::specialize_fail(const std::string &message) { pure_stage(data_).specialize_fail(message); }
 

@@ -10,8 +10,8 @@
 //   disjoint points of the Func: the left-hand side is injective in the loop's RVars, and
 //   the update (its value and its `where` predicates) reads the Func only at the point it
 //   writes (a predicate reading another point is a race: regression R5, docs/semantics.md
-//   §14). allow_race_conditions()
-//   lifts the rule.
+//   §14). allow_race_conditions() lifts the rule, and so does atomic() on an update
+//   whose iterations may run in any order (below), whose stores are then atomic.
 // * The RVars of an update run in lexicographic order, r.x innermost; a schedule that
 //   changes that order (reorder, or fusing them the other way round) is legal only if the
 //   update is a commutative and associative integer reduction f(lhs) = f(lhs) op e with
@@ -221,10 +221,26 @@ void check_stage(const FuncPlan &p, int stage, const StageSchedule &s) {
                  "only legal for an update f(...) = f(...) op e with op one of + * min max & | ^ on integers and e "
                  "not reading f; keep the RVars in their order (pure loops may move freely)");
 
+    // An atomic update: its stores are atomic read-modify-writes of one point, so its
+    // iterations may run in parallel in any order when the update's result does not depend
+    // on that order.
+    if (s.atomic) {
+        if (!analysis::associative_update(f, d))
+            fail(f, stage,
+                 "atomic() lets the update's iterations run in any order, which is only legal for an update "
+                 "f(...) = f(...) op e with op one of + * min max & | ^ on integers and e (and the where() predicates) "
+                 "not reading f; Tessera does not reorder float arithmetic (docs/semantics.md §10)");
+        for (const Dim &dim : s.dims)
+            if (dim.for_type == ForType::Vectorized)
+                fail(f, stage,
+                     "the loop " + dim.var + " is vectorized, but the stores of an atomic update are read-modify-writes "
+                     "of one point each, which Tessera does not run as vector lanes; parallelize the loop instead");
+    }
+
     // Parallel and vector reduction loops.
     for (const Dim &dim : s.dims) {
         if (dim.pure || (dim.for_type != ForType::Parallel && dim.for_type != ForType::Vectorized)) continue;
-        if (s.allow_race_conditions) continue;
+        if (s.allow_race_conditions || s.atomic) continue;
         const char *kind = dim.for_type == ForType::Parallel ? "parallel" : "vectorized";
         const LoopOrigin &o = origin[dim.loop];
         // The RVars that change while this loop runs: those of the loops from it inwards

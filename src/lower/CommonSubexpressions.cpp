@@ -215,6 +215,12 @@ private:
         }
         case StmtKind::Store: {
             const Store *st = as<Store>(s);
+            if (st->provenance && st->provenance->atomic) {
+                // An atomic read-modify-write keeps its load of the point it writes in its
+                // value (the C emitter makes the pair one atomic operation).
+                memory_changed(st->buffer);
+                return s;
+            }
             Expr v = value(st->value), i = value(st->index, in_place(st->index));
             memory_changed(st->buffer);
             // The annotation is not computed: it keeps the expressions it had.

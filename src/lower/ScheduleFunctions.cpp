@@ -79,8 +79,9 @@ private:
         return Variable::make(Int(32), loop_var(p_, stage_, loop));
     }
 
-    /** The innermost statement: the Provide of the definition, under its predicates. */
-    Stmt body() {
+    /** The innermost statement: the Provide of the definition, under its predicates;
+     * `atomic` marks it an atomic read-modify-write (the stage's atomic()). */
+    Stmt body(bool atomic) {
         const FunctionData &f = *p_.func;
         const Definition &d = p_.defs[size_t(stage_)];
         std::map<std::string, Expr> subs;
@@ -105,6 +106,7 @@ private:
         prov->stage = stage_;
         prov->coords = args;
         prov->rvars = rvars;
+        prov->atomic = atomic;
         Stmt s = Provide::make(p_.storage, lowered(d.value), args, prov);
         if (!d.predicates.empty()) {
             Expr cond;
@@ -204,7 +206,7 @@ private:
             }
         }
 
-        Stmt st = body();
+        Stmt st = body(s.atomic);
         // Guards nest: each is evaluated only where the ones outside it hold.
         for (auto it = guards.rbegin(); it != guards.rend(); ++it) st = IfThenElse::make(*it, st);
         // A later split defines the variables an earlier one uses: its let is outside.

@@ -682,6 +682,11 @@ private:
                 api(d, [&] { return &stage.rename(a, b); });
             } else if (n == "allow_race_conditions") {
                 api(d, [&] { return &stage.allow_race_conditions(); });
+            } else if (n == "atomic") {
+                // atomic() or Halide's atomic(true) (which the API refuses, saying why).
+                bool override_test = false;
+                if (is_ident("true") || is_ident("false")) override_test = next().text == "true";
+                api(d, [&] { return &stage.atomic(override_test); });
             } else if (n == "specialize") {
                 Expr c = expr();
                 expect(")", "after the condition");

@@ -509,6 +509,9 @@ private:
         }
         try {
             if (!s->provenance) throw Unsupported("the store to " + s->buffer + " has no provenance annotation");
+            if (s->provenance->atomic)
+                throw Unsupported("the store to " + s->buffer + " is an atomic read-modify-write (atomic()): the order in "
+                                  "which parallel iterations update one point is not modelled");
             Affine affine(ctx_.get(), tuple, st.dims, lane_dim, lets_, nest_.parameters, fused_, &nest_.products);
             affine.restrict_to(context_hull());
             Isl<isl_set> domain = affine.universe();

@@ -172,6 +172,13 @@ TEST(HalideCompatibility, LoopDirectives) {
     s(x) += r;
     s.update().allow_race_conditions();
     expect_matches(s, {0}, {4}, "allow_race_conditions");
+    // A histogram whose rows are counted in parallel, each store atomic.
+    Func hist("hist");
+    RDom px(0, 30, 0, 20, "px");
+    hist(x) = 0;
+    hist((px.x * 3 + px.y) % 8) += 1;
+    hist.update().atomic().parallel(px.y);
+    expect_matches(hist, {0}, {8}, "atomic");
 }
 
 TEST(HalideCompatibility, RFactorOfASplitRVar) {

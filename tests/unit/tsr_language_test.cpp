@@ -377,3 +377,27 @@ output f
 }
 
 }  // namespace
+
+// atomic(): printed back, run in parallel, and refused where the API refuses it.
+TEST(TsrLanguage, Atomic) {
+    const std::string src = R"(rdom r(0, 40, 0, 30)
+func h(b) = 0
+h((r.x * 7 + r.y * 3) % 5) += r.x + r.y
+output h
+h.update(0).atomic().parallel(r.y)
+)";
+    Program p = parsed_round_trip(src, "atomic.tsr");
+    EXPECT_NE(print_program(p).find("h.update(0).atomic()"), std::string::npos) << print_program(p);
+    Buffer<int32_t> out = p.output.realize({5});
+    int expected[5] = {0, 0, 0, 0, 0};
+    for (int y = 0; y < 30; y++)
+        for (int x = 0; x < 40; x++) expected[(x * 7 + y * 3) % 5] += x + y;
+    for (int b = 0; b < 5; b++) EXPECT_EQ(out(b), expected[b]) << "bin " << b;
+    try {
+        parse_program("rdom r(0, 4)\nfunc h(b) = 0\nh(r % 2) += 1\noutput h\nh.update(0).atomic(true)\n", "bad.tsr");
+        ADD_FAILURE() << "accepted atomic(true)";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("bad.tsr:5:"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("no override"), std::string::npos) << e.what();
+    }
+}

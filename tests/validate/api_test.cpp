@@ -184,6 +184,20 @@ TEST(ValidateApi, UnknownIsReportedAndFailsOnlyWhenStrict) {
     }
 }
 
+TEST(ValidateApi, AnAtomicUpdateIsUnknownNeverProvedOrRefuted) {
+    // Parallel iterations write one point: a race unless the stores are atomic, which the
+    // validator does not model (not a refutation of correct code either).
+    Var b("b");
+    RDom r(0, 40, 0, 12);
+    Func f("api_atomic");
+    f(b) = 0;
+    f(r.x % 4) += r.y;
+    f.update().atomic().parallel(r.y);
+    const ValidationReport rep = validate(f);
+    EXPECT_EQ(rep.verdict, Verdict::Unknown) << rep.to_string();
+    EXPECT_THAT(rep.to_string(), HasSubstr("atomic read-modify-write"));
+}
+
 TEST(ValidateApi, AskingForValidationWithoutTheValidatorIsACompileError) {
     // As in a program that does not link the validator: no hook installed.
     const detail::ValidationHook installed = detail::validation_hook();
