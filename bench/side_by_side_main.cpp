@@ -43,6 +43,7 @@
     Timing blur(const std::string &, int, uint16_t *, int, int, uint16_t *, int, int);                             \
     Timing unsharp(const std::string &, int, float *, int, int, float *);                                          \
     Timing matmul(const std::string &, int, float *, float *, int, float *);                                       \
+    Timing matmul_packed(const std::string &, int, float *, float *, int, float *);                                \
     Timing harris(const std::string &, int, float *, int, int, float *);                                           \
     Timing stencil_chain(const std::string &, int, uint8_t *, int, int, uint8_t *);                                \
     Timing conv_layer(const std::string &, int, float *, float *, float *, int, int, int, int, int, float *);      \
@@ -266,7 +267,26 @@ int main(int argc, char **argv) {
                      [&] { return run_of(tessera_side::matmul(target + "-fp_contract", runs, ma.data(), mb.data(), n, mt.data())); },
                      [&] { return run_of(halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data())); },
                      [&] { return compare_outputs(mt, mh); }});
+    // A register-blocked schedule with a packed panel of B, for 16-lane vectors, both
+    // systems contracting multiply-adds (Tessera by fp_contract).
+    cases.push_back({"matmul f32 1024^2 packed", "Halide", 3.0 * n * n * 4, 2.0 * n * n * n,
+                     [&] { return run_of(tessera_side::matmul_packed(target + "-fp_contract", runs, ma.data(), mb.data(), n, mt.data())); },
+                     [&] { return run_of(halide_side::matmul_packed(target, runs, ma.data(), mb.data(), n, mh.data())); },
+                     [&] { return compare_outputs(mt, mh); }});
 #ifdef TESSERA_BENCH_OPENBLAS
+    cases.push_back({"matmul f32 1024^2 packed", "OpenBLAS", 3.0 * n * n * 4, 2.0 * n * n * n,
+                     [&] { return run_of(tessera_side::matmul_packed(target + "-fp_contract", runs, ma.data(), mb.data(), n, mt.data())); },
+                     [&] {
+                         auto sgemm = [&] {
+                             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ma.data(), n, mb.data(), n, 0.0f,
+                                         mo.data(), n);
+                         };
+                         sgemm();
+                         Run r;
+                         for (int i = 0; i < runs; i++) r.run_ms.push_back(1e3 * seconds_of(sgemm));
+                         return r;
+                     },
+                     [&] { return compare_outputs(mt, mo); }});
     cases.push_back({"matmul f32 1024^2", "OpenBLAS", 3.0 * n * n * 4, 2.0 * n * n * n,
                      [&] { return run_of(tessera_side::matmul(tessera_target, runs, ma.data(), mb.data(), n, mt.data())); },
                      [&] {
