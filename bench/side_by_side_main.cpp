@@ -274,33 +274,22 @@ int main(int argc, char **argv) {
                      [&] { return run_of(halide_side::matmul_packed(target, runs, ma.data(), mb.data(), n, mh.data())); },
                      [&] { return compare_outputs(mt, mh); }});
 #ifdef TESSERA_BENCH_OPENBLAS
+    // OpenBLAS's sgemm as the peer: result(x, y) = sum_k A(k, y) B(x, k) is row-major C = A B.
+    auto openblas_sgemm = [&] {
+        auto sgemm = [&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ma.data(), n, mb.data(), n, 0.0f, mo.data(), n);
+        };
+        sgemm();
+        Run r;
+        for (int i = 0; i < runs; i++) r.run_ms.push_back(1e3 * seconds_of(sgemm));
+        return r;
+    };
     cases.push_back({"matmul f32 1024^2 packed", "OpenBLAS", 3.0 * n * n * 4, 2.0 * n * n * n,
                      [&] { return run_of(tessera_side::matmul_packed(target + "-fp_contract", runs, ma.data(), mb.data(), n, mt.data())); },
-                     [&] {
-                         auto sgemm = [&] {
-                             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ma.data(), n, mb.data(), n, 0.0f,
-                                         mo.data(), n);
-                         };
-                         sgemm();
-                         Run r;
-                         for (int i = 0; i < runs; i++) r.run_ms.push_back(1e3 * seconds_of(sgemm));
-                         return r;
-                     },
-                     [&] { return compare_outputs(mt, mo); }});
+                     openblas_sgemm, [&] { return compare_outputs(mt, mo); }});
     cases.push_back({"matmul f32 1024^2", "OpenBLAS", 3.0 * n * n * 4, 2.0 * n * n * n,
                      [&] { return run_of(tessera_side::matmul(tessera_target, runs, ma.data(), mb.data(), n, mt.data())); },
-                     [&] {
-                         // result(x, y) = sum_k A(k, y) B(x, k): row-major C = A B.
-                         auto sgemm = [&] {
-                             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ma.data(), n, mb.data(), n, 0.0f,
-                                         mo.data(), n);
-                         };
-                         sgemm();
-                         Run r;
-                         for (int i = 0; i < runs; i++) r.run_ms.push_back(1e3 * seconds_of(sgemm));
-                         return r;
-                     },
-                     [&] { return compare_outputs(mt, mo); }});
+                     openblas_sgemm, [&] { return compare_outputs(mt, mo); }});
 #endif
     cases.push_back({"harris f32 2560x1536x3", "Halide", px * 16, px * 61,
                      [&] { return run_of(tessera_side::harris(tessera_target, runs, rgb.data(), w, h, ht.data())); },
