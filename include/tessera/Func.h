@@ -78,7 +78,8 @@ public:
      * The update must be f(...) = f(...) op e with op one of + * min max & | ^ on integers,
      * whose iterations may run in any order with the same result; Tessera does not reorder
      * float arithmetic, so `override_associativity_test` (Halide's escape hatch) is
-     * refused. The stage's loops cannot then be vectorized. */
+     * refused. Its loops may also be vectorized: each lane is a read-modify-write of its
+     * point, so lanes that write one point all count. */
     Stage &atomic(bool override_associativity_test = false);
     /** A copy of this stage's schedule, used when `condition` (a startup expression: Params
      * and input bounds only) holds. Directives given to the returned Stage apply to that

@@ -6,6 +6,7 @@
 
 #include "codegen/Emitter.h"
 #include "ir/Check.h"
+#include "ir/AtomicStore.h"
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
@@ -296,49 +297,68 @@ void Emitter::emit_store(const Store *st) {
 }
 
 void Emitter::emit_atomic_store(const Store *st, const BufBinding &b, const std::string &prov) {
-    // The value reads the buffer only at the point stored (CheckSchedules: an associative
-    // update, never vectorized; CommonSubexpressions leaves such a store whole). That read
-    // becomes the variable `old`, and the store a loop that computes the value from the
-    // point's current contents and swaps it in unless another thread changed the point in
-    // between (C11-style builtins of GCC and Clang, on 1- to 8-byte integers).
-    TESSERA_INTERNAL_ASSERT(st->value.type().is_scalar() && st->index.type().is_scalar(),
-                            "atomic store to \"" << st->buffer << "\" is not scalar");
-    const Type t = st->value.type();
-    const std::string old_name = st->buffer + ".atomic.old";
-    struct ReadOfThePoint : ir::IRMutator {
-        const Store *st;
-        Expr old;
-        int others = 0;
-        using IRMutator::mutate;
-        Expr visit(const Load *op, const Expr &self) override {
-            if (op->buffer != st->buffer) return IRMutator::visit(op, self);
-            if (equal(op->index, st->index)) return old;
-            others++;
-            return self;
+    // Each lane becomes a loop that computes the value from the point's current contents
+    // and swaps it in unless another thread changed the point in between (the C11-style
+    // builtins of GCC and Clang, on 1- to 8-byte integers). The value reads the buffer only
+    // at the point stored (CheckSchedules accepts only such updates; CommonSubexpressions
+    // leaves the store whole): `f[i] op e` (src/ir/AtomicStore.h), whose e is computed once
+    // for all lanes; lanes of one vector that write one point then both count.
+    const Type t = st->value.type(), et = t.element_of();
+    const std::string T = c_type_name(et);
+    std::optional<ir::AtomicStoreParts> parts = ir::atomic_store_parts(*st);
+    Expr combine;
+    std::string old_name, operand_name;
+    Lanes operand;
+    if (parts) {
+        combine = parts->combine, old_name = parts->old, operand_name = parts->operand_lane;
+        operand = emit(parts->operand);
+    } else {
+        // Another form (one lane only): the read of the point becomes the variable `old`.
+        TESSERA_INTERNAL_ASSERT(t.is_scalar(), "atomic vector store to \"" << st->buffer << "\" is not f[i] op e");
+        struct ReadOfThePoint : ir::IRMutator {
+            const Store *st;
+            Expr old;
+            int others = 0;
+            using IRMutator::mutate;
+            Expr visit(const Load *op, const Expr &self) override {
+                if (op->buffer != st->buffer) return IRMutator::visit(op, self);
+                if (equal(op->index, st->index)) return old;
+                others++;
+                return self;
+            }
+        } read;
+        read.st = st;
+        old_name = st->buffer + ".atomic.old";
+        read.old = Variable::make(t, old_name);
+        combine = read.mutate(st->value);
+        TESSERA_INTERNAL_ASSERT(read.others == 0, "atomic store to \"" << st->buffer << "\" reads it at another point");
+    }
+    const Lanes index = emit(st->index);
+    flush_temp();
+    for (int l = 0; l < t.lanes; l++) {
+        open_block("");
+        const std::string p = declare(issue("_atomic_p")), old = declare(issue("_atomic_old")),
+                          fresh = declare(issue("_atomic_new"));
+        line(T + " *" + p + " = &" + b.ident + "[" + lane(index, l) + "];" + (l == 0 ? prov : std::string()));
+        line(T + " " + old + " = __atomic_load_n(" + p + ", __ATOMIC_RELAXED);");
+        std::string e;
+        if (parts) {
+            e = declare(issue("_atomic_e"));
+            line("const " + T + " " + e + " = " + lane(operand, l) + ";");
         }
-    } read;
-    read.st = st;
-    read.old = Variable::make(t, old_name);
-    const Expr value = read.mutate(st->value);
-    TESSERA_INTERNAL_ASSERT(read.others == 0, "atomic store to \"" << st->buffer << "\" reads it at another point");
-    const std::string T = c_type_name(t);
-    const std::string index = scalar(st->index);
-    flush_temp();
-    open_block("");
-    const std::string p = declare(issue("_atomic_p")), old = declare(issue("_atomic_old")),
-                      fresh = declare(issue("_atomic_new"));
-    line(T + " *" + p + " = &" + b.ident + "[" + index + "];" + prov);
-    line(T + " " + old + " = __atomic_load_n(" + p + ", __ATOMIC_RELAXED);");
-    line(T + " " + fresh + ";");
-    open_block("do");
-    vars_[old_name].push_back(VarBinding{old, t, false});
-    const std::string v = scalar(value);
-    flush_temp();
-    vars_[old_name].pop_back();
-    line(fresh + " = (" + T + ")(" + v + ");");
-    close_block("} while (!__atomic_compare_exchange_n(" + p + ", &" + old + ", " + fresh +
-                ", 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));");
-    close_block();
+        line(T + " " + fresh + ";");
+        open_block("do");
+        vars_[old_name].push_back(VarBinding{old, et, false});
+        if (parts) vars_[operand_name].push_back(VarBinding{e, et, false});
+        const std::string v = scalar(combine);
+        flush_temp();
+        if (parts) vars_[operand_name].pop_back();
+        vars_[old_name].pop_back();
+        line(fresh + " = (" + T + ")(" + v + ");");
+        close_block("} while (!__atomic_compare_exchange_n(" + p + ", &" + old + ", " + fresh +
+                    ", 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));");
+        close_block();
+    }
 }
 
 void Emitter::emit_allocate(const Allocate *a, const Stmt &self) {

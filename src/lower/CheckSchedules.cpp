@@ -230,11 +230,6 @@ void check_stage(const FuncPlan &p, int stage, const StageSchedule &s) {
                  "atomic() lets the update's iterations run in any order, which is only legal for an update "
                  "f(...) = f(...) op e with op one of + * min max & | ^ on integers and e (and the where() predicates) "
                  "not reading f; Tessera does not reorder float arithmetic (docs/semantics.md §10)");
-        for (const Dim &dim : s.dims)
-            if (dim.for_type == ForType::Vectorized)
-                fail(f, stage,
-                     "the loop " + dim.var + " is vectorized, but the stores of an atomic update are read-modify-writes "
-                     "of one point each, which Tessera does not run as vector lanes; parallelize the loop instead");
     }
 
     // Parallel and vector reduction loops.

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
+#include "ir/AtomicStore.h"
 #include "ir/Check.h"
 #include "ir/IRPrinter.h"
 
@@ -678,7 +680,11 @@ private:
 
     void store(const Store *op) {
         // The value first, then the index (docs/architecture.md, "What lowered code means").
-        Value v = eval(op->value);
+        // A vector store of an atomic update, f[i] = f[i] op e, applies op lane by lane to
+        // the point as it is (src/ir/AtomicStore.h): two lanes writing one point both count.
+        std::optional<AtomicStoreParts> atomic;
+        if (op->provenance && op->provenance->atomic && op->value.type().lanes > 1) atomic = atomic_store_parts(*op);
+        Value v = eval(atomic ? atomic->operand : op->value);
         Value idx = index_value(op->index, "Store to", op->buffer);
         Memory &m = memory(op->buffer);
         const Type t = op->value.type();
@@ -717,8 +723,19 @@ private:
         for (int i = 0; i < t.lanes; i++) {
             const int64_t index = as_int64(it, idx.lane(i));
             const int64_t pos = position(m, index, "Store to", i, t.lanes);
-            const bool p = v.poisoned(i);
-            const Scalar value = v.lane(i);
+            bool p = v.poisoned(i);
+            Scalar value = v.lane(i);
+            if (atomic) {
+                const Scalar current =
+                    m.kind == Memory::Kind::Allocation ? m.data[size_t(pos)] : load_scalar(m.type, m.buf->host + index * bytes);
+                p = p || (!m.poison.empty() && m.poison[size_t(pos)]);
+                Stack &old = stack_of(atomic->old), &operand = stack_of(atomic->operand_lane);
+                push(old, Value::scalar(m.type, current));
+                push(operand, Value::scalar(m.type, value));
+                value = eval(atomic->combine).lane(0);
+                operand.pop_back();
+                old.pop_back();
+            }
             if (m.kind == Memory::Kind::Allocation) m.data[size_t(pos)] = value;
             else store_scalar(m.type, m.buf->host + index * bytes, value);
             if (!m.poison.empty()) m.poison[size_t(pos)] = p;

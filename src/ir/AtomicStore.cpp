@@ -1,0 +1,108 @@
+#include "ir/AtomicStore.h"
+
+#include <functional>
+#include <vector>
+
+#include "ir/IREquality.h"
+#include "ir/IRVisitor.h"
+
+namespace tessera::ir {
+
+namespace {
+
+bool reads_buffer(const Expr &e, const std::string &buffer) {
+    struct Find : IRVisitor {
+        const std::string *buffer;
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const Load *op) override {
+            found = found || op->buffer == *buffer;
+            IRVisitor::visit(op);
+        }
+    } find;
+    find.buffer = &buffer;
+    find.include(e);
+    return find.found;
+}
+
+}  // namespace
+
+std::optional<AtomicStoreParts> atomic_store_parts(const Store &st) {
+    // The value is a tree of one associative and commutative operator (the simplifier may
+    // have regrouped f[i] + (e1 + e2) as (f[i] + e1) + e2); one of its leaves is the
+    // point, the others make e, in any grouping.
+    const Expr &v = st.value;
+    const ExprKind kind = v->kind;
+    Intrinsic intrinsic = Intrinsic::None;
+    if (kind == ExprKind::Call) {
+        const Call *c = as<Call>(v);
+        if (c->call_kind != CallKind::Intrinsic || c->args.size() != 2 ||
+            (c->op != Intrinsic::BitAnd && c->op != Intrinsic::BitOr && c->op != Intrinsic::BitXor))
+            return std::nullopt;
+        intrinsic = c->op;
+    } else if (kind != ExprKind::Add && kind != ExprKind::Mul && kind != ExprKind::Min && kind != ExprKind::Max &&
+               kind != ExprKind::And && kind != ExprKind::Or) {
+        return std::nullopt;
+    }
+    auto operands = [&](const Expr &e, Expr &a, Expr &b) {
+        if (e->kind != kind) return false;
+        switch (kind) {
+        case ExprKind::Add: a = as<Add>(e)->a, b = as<Add>(e)->b; return true;
+        case ExprKind::Mul: a = as<Mul>(e)->a, b = as<Mul>(e)->b; return true;
+        case ExprKind::Min: a = as<Min>(e)->a, b = as<Min>(e)->b; return true;
+        case ExprKind::Max: a = as<Max>(e)->a, b = as<Max>(e)->b; return true;
+        case ExprKind::And: a = as<And>(e)->a, b = as<And>(e)->b; return true;
+        case ExprKind::Or: a = as<Or>(e)->a, b = as<Or>(e)->b; return true;
+        default: {
+            const Call *c = as<Call>(e);
+            if (!c || c->call_kind != CallKind::Intrinsic || c->op != intrinsic || c->args.size() != 2) return false;
+            a = c->args[0], b = c->args[1];
+            return true;
+        }
+        }
+    };
+    auto make = [&](const Expr &x, const Expr &y) -> Expr {
+        switch (kind) {
+        case ExprKind::Add: return Add::make(x, y);
+        case ExprKind::Mul: return Mul::make(x, y);
+        case ExprKind::Min: return Min::make(x, y);
+        case ExprKind::Max: return Max::make(x, y);
+        case ExprKind::And: return And::make(x, y);
+        case ExprKind::Or: return Or::make(x, y);
+        default: return Call::make_intrinsic(x.type(), intrinsic, {x, y});
+        }
+    };
+    std::vector<Expr> leaves;
+    std::function<void(const Expr &)> collect = [&](const Expr &e) {
+        Expr a, b;
+        if (operands(e, a, b)) {
+            collect(a);
+            collect(b);
+        } else {
+            leaves.push_back(e);
+        }
+    };
+    collect(v);
+    auto is_the_point = [&](const Expr &e) {
+        const Load *l = as<Load>(e);
+        return l && l->buffer == st.buffer && equal(l->index, st.index);
+    };
+    int point = -1;
+    for (size_t k = 0; k < leaves.size(); k++) {
+        if (is_the_point(leaves[k]) && point < 0) point = int(k);
+        else if (reads_buffer(leaves[k], st.buffer)) return std::nullopt;
+    }
+    if (point < 0 || leaves.size() < 2) return std::nullopt;
+    Expr operand;
+    for (size_t k = 0; k < leaves.size(); k++)
+        if (int(k) != point) operand = operand.defined() ? make(operand, leaves[k]) : leaves[k];
+    AtomicStoreParts p;
+    p.operand = operand;
+    p.old = st.buffer + ".atomic.old";
+    p.operand_lane = st.buffer + ".atomic.operand";
+    const Type t = v.type().element_of();
+    p.combine = make(Variable::make(t, p.old), Variable::make(t, p.operand_lane));
+    return p;
+}
+
+}  // namespace tessera::ir
