@@ -4,28 +4,9 @@
 #include <vector>
 
 #include "ir/IREquality.h"
-#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 
 namespace tessera::ir {
-
-namespace {
-
-bool reads_buffer(const Expr &e, const std::string &buffer) {
-    struct Find : IRVisitor {
-        const std::string *buffer;
-        bool found = false;
-        using IRVisitor::include;
-        void visit(const Load *op) override {
-            found = found || op->buffer == *buffer;
-            IRVisitor::visit(op);
-        }
-    } find;
-    find.buffer = &buffer;
-    find.include(e);
-    return find.found;
-}
-
-}  // namespace
 
 std::optional<AtomicStoreParts> atomic_store_parts(const Store &st) {
     // The value is a tree of one associative and commutative operator (the simplifier may

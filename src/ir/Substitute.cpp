@@ -127,12 +127,19 @@ std::set<std::string> variables_in(const Expr &e) {
     return c.names;
 }
 
-bool reads_memory(const Expr &e) {
+bool reads_memory(const Expr &e) { return reads_buffer(e, ""); }
+
+bool reads_buffer(const Expr &e, const std::string &buffer) {
     struct Find : IRVisitor {
+        const std::string *buffer;
         bool found = false;
         using IRVisitor::include;
-        void visit(const Load *) override { found = true; }
+        void visit(const Load *op) override {
+            found = found || buffer->empty() || op->buffer == *buffer;
+            IRVisitor::visit(op);
+        }
     } f;
+    f.buffer = &buffer;
     f.include(e);
     return f.found;
 }

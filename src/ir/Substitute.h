@@ -35,6 +35,8 @@ bool uses_any_var(const Expr &e, const std::set<std::string> &names);
 
 /** Does the expression read memory (contain a Load)? */
 bool reads_memory(const Expr &e);
+/** Does the expression load from `buffer` (any buffer if empty)? */
+bool reads_buffer(const Expr &e, const std::string &buffer);
 /** Whether evaluating e has an effect (a print, or a require, which may stop the
  * pipeline): it must be evaluated where and as often as written. */
 bool has_side_effects(const Expr &e);
