@@ -173,7 +173,7 @@ int Emitter::full_unroll_count(const For *f) {
     const IntImm *extent = as<IntImm>(f->extent);
     if (!extent || extent->value < 2 || extent->value > kFullUnrollIterations) return 0;
     struct Count : IRVisitor {
-        int64_t iterations = 1;
+        int64_t depth = 1, most = 1;  // iterations of the loops around here, and their most
         bool constant = true;
         using IRVisitor::include;
         void visit(const For *op) override {
@@ -182,17 +182,15 @@ int Emitter::full_unroll_count(const For *f) {
                 constant = false;
                 return;
             }
-            const int64_t outer = iterations;
-            iterations = std::min<int64_t>(iterations * std::max<int64_t>(e->value, 1), kFullUnrollIterations + 1);
+            const int64_t outer = depth;
+            depth = std::min<int64_t>(depth * std::max<int64_t>(e->value, 1), kFullUnrollIterations + 1);
+            most = std::max(most, depth);
             include(op->body);
-            iterations = outer;
-            peak = std::max(peak, iterations * std::max<int64_t>(e->value, 1));
+            depth = outer;
         }
-        int64_t peak = 1;
     } count;
     count.include(f->body);
-    const int64_t total = extent->value * std::max(count.peak, int64_t(1));
-    return count.constant && total <= kFullUnrollIterations ? int(extent->value) : 0;
+    return count.constant && extent->value * count.most <= kFullUnrollIterations ? int(extent->value) : 0;
 }
 
 bool Emitter::worth_unrolling(const For *f) {

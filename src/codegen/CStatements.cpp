@@ -7,8 +7,6 @@
 #include "codegen/Emitter.h"
 #include "ir/Check.h"
 #include "ir/AtomicStore.h"
-#include "ir/IREquality.h"
-#include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
 #include "ir/Substitute.h"
 
@@ -305,34 +303,9 @@ void Emitter::emit_atomic_store(const Store *st, const BufBinding &b, const std:
     // for all lanes; lanes of one vector that write one point then both count.
     const Type t = st->value.type(), et = t.element_of();
     const std::string T = c_type_name(et);
-    std::optional<ir::AtomicStoreParts> parts = ir::atomic_store_parts(*st);
-    Expr combine;
-    std::string old_name, operand_name;
-    Lanes operand;
-    if (parts) {
-        combine = parts->combine, old_name = parts->old, operand_name = parts->operand_lane;
-        operand = emit(parts->operand);
-    } else {
-        // Another form (one lane only): the read of the point becomes the variable `old`.
-        TESSERA_INTERNAL_ASSERT(t.is_scalar(), "atomic vector store to \"" << st->buffer << "\" is not f[i] op e");
-        struct ReadOfThePoint : ir::IRMutator {
-            const Store *st;
-            Expr old;
-            int others = 0;
-            using IRMutator::mutate;
-            Expr visit(const Load *op, const Expr &self) override {
-                if (op->buffer != st->buffer) return IRMutator::visit(op, self);
-                if (equal(op->index, st->index)) return old;
-                others++;
-                return self;
-            }
-        } read;
-        read.st = st;
-        old_name = st->buffer + ".atomic.old";
-        read.old = Variable::make(t, old_name);
-        combine = read.mutate(st->value);
-        TESSERA_INTERNAL_ASSERT(read.others == 0, "atomic store to \"" << st->buffer << "\" reads it at another point");
-    }
+    const std::optional<ir::AtomicStoreParts> parts = ir::atomic_store_parts(*st);
+    TESSERA_INTERNAL_ASSERT(parts, "the atomic store to \"" << st->buffer << "\" is not f[i] op e");
+    const Lanes operand = parts->operand.defined() ? emit(parts->operand) : Lanes();
     const Lanes index = emit(st->index);
     flush_temp();
     for (int l = 0; l < t.lanes; l++) {
@@ -342,18 +315,18 @@ void Emitter::emit_atomic_store(const Store *st, const BufBinding &b, const std:
         line(T + " *" + p + " = &" + b.ident + "[" + lane(index, l) + "];" + (l == 0 ? prov : std::string()));
         line(T + " " + old + " = __atomic_load_n(" + p + ", __ATOMIC_RELAXED);");
         std::string e;
-        if (parts) {
+        if (!operand.empty()) {
             e = declare(issue("_atomic_e"));
             line("const " + T + " " + e + " = " + lane(operand, l) + ";");
         }
         line(T + " " + fresh + ";");
         open_block("do");
-        vars_[old_name].push_back(VarBinding{old, et, false});
-        if (parts) vars_[operand_name].push_back(VarBinding{e, et, false});
-        const std::string v = scalar(combine);
+        vars_[parts->old].push_back(VarBinding{old, et, false});
+        vars_[parts->operand_lane].push_back(VarBinding{e, et, false});
+        const std::string v = scalar(parts->combine);
         flush_temp();
-        if (parts) vars_[operand_name].pop_back();
-        vars_[old_name].pop_back();
+        vars_[parts->operand_lane].pop_back();
+        vars_[parts->old].pop_back();
         line(fresh + " = (" + T + ")(" + v + ");");
         close_block("} while (!__atomic_compare_exchange_n(" + p + ", &" + old + ", " + fresh +
                     ", 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));");

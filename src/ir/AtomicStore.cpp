@@ -13,6 +13,24 @@ std::optional<AtomicStoreParts> atomic_store_parts(const Store &st) {
     // have regrouped f[i] + (e1 + e2) as (f[i] + e1) + e2); one of its leaves is the
     // point, the others make e, in any grouping.
     const Expr &v = st.value;
+    const Type t = v.type().element_of();
+    AtomicStoreParts p;
+    p.old = st.buffer + ".atomic.old";
+    p.operand_lane = st.buffer + ".atomic.operand";
+    const Expr old = Variable::make(t, p.old), operand = Variable::make(t, p.operand_lane);
+    auto is_the_point = [&](const Expr &e) {
+        const Load *l = as<Load>(e);
+        return l && l->buffer == st.buffer && equal(l->index, st.index);
+    };
+    if (is_the_point(v)) {
+        p.combine = old;
+        return p;
+    }
+    if (!reads_buffer(v, st.buffer)) {
+        p.operand = v;
+        p.combine = operand;
+        return p;
+    }
     const ExprKind kind = v->kind;
     Intrinsic intrinsic = Intrinsic::None;
     if (kind == ExprKind::Call) {
@@ -64,25 +82,15 @@ std::optional<AtomicStoreParts> atomic_store_parts(const Store &st) {
         }
     };
     collect(v);
-    auto is_the_point = [&](const Expr &e) {
-        const Load *l = as<Load>(e);
-        return l && l->buffer == st.buffer && equal(l->index, st.index);
-    };
     int point = -1;
     for (size_t k = 0; k < leaves.size(); k++) {
         if (is_the_point(leaves[k]) && point < 0) point = int(k);
         else if (reads_buffer(leaves[k], st.buffer)) return std::nullopt;
     }
     if (point < 0 || leaves.size() < 2) return std::nullopt;
-    Expr operand;
     for (size_t k = 0; k < leaves.size(); k++)
-        if (int(k) != point) operand = operand.defined() ? make(operand, leaves[k]) : leaves[k];
-    AtomicStoreParts p;
-    p.operand = operand;
-    p.old = st.buffer + ".atomic.old";
-    p.operand_lane = st.buffer + ".atomic.operand";
-    const Type t = v.type().element_of();
-    p.combine = make(Variable::make(t, p.old), Variable::make(t, p.operand_lane));
+        if (int(k) != point) p.operand = p.operand.defined() ? make(p.operand, leaves[k]) : leaves[k];
+    p.combine = make(old, operand);
     return p;
 }
 

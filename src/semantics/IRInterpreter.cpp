@@ -680,11 +680,15 @@ private:
 
     void store(const Store *op) {
         // The value first, then the index (docs/architecture.md, "What lowered code means").
-        // A vector store of an atomic update, f[i] = f[i] op e, applies op lane by lane to
-        // the point as it is (src/ir/AtomicStore.h): two lanes writing one point both count.
+        // A store of an atomic update, f[i] = f[i] op e, applies op lane by lane to the point
+        // as it is (src/ir/AtomicStore.h): two lanes writing one point both count.
         std::optional<AtomicStoreParts> atomic;
-        if (op->provenance && op->provenance->atomic && op->value.type().lanes > 1) atomic = atomic_store_parts(*op);
-        Value v = eval(atomic ? atomic->operand : op->value);
+        if (op->provenance && op->provenance->atomic) {
+            atomic = atomic_store_parts(*op);
+            if (!atomic) fail("the atomic store to \"" + op->buffer + "\" is not f[i] op e");
+        }
+        const Expr &computed = atomic ? atomic->operand : op->value;
+        Value v = computed.defined() ? eval(computed) : Value::make(op->value.type());
         Value idx = index_value(op->index, "Store to", op->buffer);
         Memory &m = memory(op->buffer);
         const Type t = op->value.type();

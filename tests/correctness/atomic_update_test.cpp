@@ -111,6 +111,21 @@ TEST(AtomicUpdate, VectorLanesThatWriteOnePointBothCount) {
     Buffer<int32_t> t = total.realize({1}), tref = total.realize_reference({1});
     EXPECT_EQ(t(0), tref(0));
     EXPECT_EQ(tessera::testing::differential::prophecy_check(total, {0}, {1}), "");
+    // What the simplifier leaves of f = f + 0 (the point alone) and of f = f * 0 (no read
+    // of the point), in vector lanes and one lane.
+    for (int vectorized = 0; vectorized < 2; vectorized++)
+        for (int times_zero = 0; times_zero < 2; times_zero++) {
+            Func g("vsimplified_" + std::to_string(vectorized) + std::to_string(times_zero));
+            g(b) = b + 5;
+            const Expr point = g(cast<int32_t>(in(r.x, r.y)) % 3);
+            g(cast<int32_t>(in(r.x, r.y)) % 3) = times_zero ? point * 0 : point + 0;
+            Stage u = g.update();
+            u.atomic().parallel(r.y);
+            if (vectorized) u.vectorize(r.x, 8);
+            Buffer<int32_t> got = g.realize({3}), ref = g.realize_reference({3});
+            for (int i = 0; i < 3; i++) EXPECT_EQ(got(i), ref(i)) << g.name() << " bin " << i;
+            EXPECT_EQ(tessera::testing::differential::prophecy_check(g, {0}, {3}), "") << g.name();
+        }
 }
 
 TEST(AtomicUpdate, WhatItRefusesIsACompileError) {
