@@ -9,10 +9,13 @@
 namespace tessera::ir {
 
 std::optional<AtomicStoreParts> atomic_store_parts(const Store &st) {
-    // The value is a tree of one associative and commutative operator (the simplifier may
-    // have regrouped f[i] + (e1 + e2) as (f[i] + e1) + e2); one of its leaves is the
-    // point, the others make e, in any grouping.
-    const Expr &v = st.value;
+    // A store of one point from every lane (the vectorizer's form of a loop whose lanes all
+    // update one point with one value): its lanes are the updates of that point, one after
+    // the other.
+    Expr v = st.value, index = st.index;
+    const Broadcast *every_lane = as<Broadcast>(v), *one_point = as<Broadcast>(index);
+    if (every_lane && one_point) v = every_lane->value, index = one_point->value;
+    else every_lane = nullptr;
     const Type t = v.type().element_of();
     AtomicStoreParts p;
     p.old = st.buffer + ".atomic.old";
@@ -20,17 +23,21 @@ std::optional<AtomicStoreParts> atomic_store_parts(const Store &st) {
     const Expr old = Variable::make(t, p.old), operand = Variable::make(t, p.operand_lane);
     auto is_the_point = [&](const Expr &e) {
         const Load *l = as<Load>(e);
-        return l && l->buffer == st.buffer && equal(l->index, st.index);
+        return l && l->buffer == st.buffer && equal(l->index, index);
     };
     if (is_the_point(v)) {
         p.combine = old;
         return p;
     }
+    auto each_lane = [&](const Expr &e) { return every_lane ? Broadcast::make(e, every_lane->lanes) : e; };
     if (!reads_buffer(v, st.buffer)) {
-        p.operand = v;
+        p.operand = each_lane(v);
         p.combine = operand;
         return p;
     }
+    // The value is a tree of one associative and commutative operator (the simplifier may
+    // have regrouped f[i] + (e1 + e2) as (f[i] + e1) + e2); one of its leaves is the
+    // point, the others make e, in any grouping.
     const ExprKind kind = v->kind;
     Intrinsic intrinsic = Intrinsic::None;
     if (kind == ExprKind::Call) {
@@ -90,6 +97,7 @@ std::optional<AtomicStoreParts> atomic_store_parts(const Store &st) {
     if (point < 0 || leaves.size() < 2) return std::nullopt;
     for (size_t k = 0; k < leaves.size(); k++)
         if (int(k) != point) p.operand = p.operand.defined() ? make(p.operand, leaves[k]) : leaves[k];
+    p.operand = each_lane(p.operand);
     p.combine = make(old, operand);
     return p;
 }

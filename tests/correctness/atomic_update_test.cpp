@@ -111,6 +111,15 @@ TEST(AtomicUpdate, VectorLanesThatWriteOnePointBothCount) {
     Buffer<int32_t> t = total.realize({1}), tref = total.realize_reference({1});
     EXPECT_EQ(t(0), tref(0));
     EXPECT_EQ(tessera::testing::differential::prophecy_check(total, {0}, {1}), "");
+    // One point from every lane with a value alike in every lane: the vectorizer stores it
+    // from each lane, and each lane's update counts.
+    Func same("vsame");
+    same(b) = 7;
+    same(r.x / 64) = same(r.x / 64) + 3;
+    same.update().atomic().vectorize(r.x, 8);
+    Buffer<int32_t> s = same.realize({4}), sref = same.realize_reference({4});
+    for (int i = 0; i < 4; i++) EXPECT_EQ(s(i), sref(i)) << "bin " << i;
+    EXPECT_EQ(tessera::testing::differential::prophecy_check(same, {0}, {4}), "");
     // What the simplifier leaves of f = f + 0 (the point alone) and of f = f * 0 (no read
     // of the point), in vector lanes and one lane.
     for (int vectorized = 0; vectorized < 2; vectorized++)
