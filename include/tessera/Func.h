@@ -13,8 +13,10 @@
 #include "tessera/Expr.h"
 #include "tessera/IROperator.h"
 #include "tessera/RDom.h"
+#include "tessera/Realization.h"
 #include "tessera/Schedule.h"
 #include "tessera/Target.h"
+#include "tessera/Tuple.h"
 
 namespace tessera {
 
@@ -114,18 +116,32 @@ public:
     /** Define f: the pure definition if f has none yet, otherwise an update. */
     Stage operator=(const Expr &e);
     Stage operator=(const FuncRef &e);
+    /** Define f with several values at each point (a Tuple); every definition of f then
+     * gives as many, of the same types. */
+    Stage operator=(const Tuple &t);
     /** Updates f(args) = f(args) op e, with e cast to f's type. Without a pure definition,
      * f is first defined as 0 (1 for *= and /=) everywhere, as in Halide. */
     Stage operator+=(const Expr &e);
     Stage operator-=(const Expr &e);
     Stage operator*=(const Expr &e);
     Stage operator/=(const Expr &e);
+    /** The same on each value of a Func with several values (a Tuple). */
+    Stage operator+=(const Tuple &t);
+    Stage operator-=(const Tuple &t);
+    Stage operator*=(const Tuple &t);
+    Stage operator/=(const Tuple &t);
 
+    /** The call, for a Func with one value (CompileError for a Tuple: take f(x)[i]). */
     operator Expr() const;
+    /** Value i of a Func with several values (a Tuple), or value 0 of any Func. */
+    Expr operator[](int i) const;
+    /** The number of values of the Func called (1 unless it is a Tuple). */
+    size_t size() const;
     const std::vector<Expr> &args() const { return args_; }
 
 private:
     Stage update_with(int op, const Expr &e);
+    Stage update_with(int op, const Tuple &t);
     std::shared_ptr<ir::FunctionData> func_;
     std::vector<Expr> args_;
 };
@@ -142,12 +158,19 @@ public:
     bool defined() const;
     /** Number of dimensions (arguments); 0 if undefined. */
     int dimensions() const;
-    /** The element type of the Func's values (CompileError if undefined). */
+    /** The element type of the Func's values (CompileError if undefined, or if the Func
+     * has several values: see types()). */
     Type type() const;
     Type output_type() const { return type(); }
-    /** The pure definition's arguments and value. */
+    /** The type of each of the Func's values: one, or one per value of a Tuple. */
+    std::vector<Type> types() const;
+    std::vector<Type> output_types() const { return types(); }
+    /** The number of values at each point: 1, or the size of the Func's Tuple. */
+    int outputs() const;
+    /** The pure definition's arguments and value (values() for a Tuple). */
     std::vector<Var> args() const;
     Expr value() const;
+    Tuple values() const;
     int num_update_definitions() const;
     bool has_update_definition() const { return num_update_definitions() > 0; }
     /** The value and left-hand side arguments of update `i`. */
@@ -270,12 +293,15 @@ public:
     Func clone_in(const std::vector<Func> &fs);
 
     /** Compute the Func over [0, sizes[0]) x [0, sizes[1]) x ... with compiled code (see
-     * compile_jit) and return the result. */
-    Buffer<> realize(const std::vector<int> &sizes = {},
-                     const Target &target = get_jit_target_from_environment()) const;
-    Buffer<> realize(std::initializer_list<int> sizes) const { return realize(std::vector<int>(sizes)); }
+     * compile_jit) and return the result: one Buffer per value (a Realization converts to
+     * a Buffer where the Func has one value). */
+    Realization realize(const std::vector<int> &sizes = {},
+                        const Target &target = get_jit_target_from_environment()) const;
+    Realization realize(std::initializer_list<int> sizes) const { return realize(std::vector<int>(sizes)); }
     /** Compute the Func over the window of `dst` (which may have non-zero mins), into it. */
     void realize(Buffer<> dst, const Target &target = get_jit_target_from_environment()) const;
+    /** The same for a Func with several values: one Buffer per value, all of one window. */
+    void realize(const Realization &dst, const Target &target = get_jit_target_from_environment()) const;
 
     /** Lower the pipeline computing this Func, emit C, and build and load it with the
      * system C compiler ($CC, default cc), through the disk cache
@@ -323,11 +349,12 @@ public:
     void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {}) const;
 
     /** The same, always through the reference interpreter (the definition of meaning). */
-    Buffer<> realize_reference(const std::vector<int> &sizes = {}) const;
-    Buffer<> realize_reference(std::initializer_list<int> sizes) const {
+    Realization realize_reference(const std::vector<int> &sizes = {}) const;
+    Realization realize_reference(std::initializer_list<int> sizes) const {
         return realize_reference(std::vector<int>(sizes));
     }
     void realize_reference(Buffer<> dst) const;
+    void realize_reference(const Realization &dst) const;
 
     const std::shared_ptr<ir::FunctionData> &data() const { return data_; }
     explicit Func(std::shared_ptr<ir::FunctionData> d) : data_(std::move(d)) {}

@@ -16,13 +16,18 @@
 //
 // The result has the expression's type (no widening: a sum of uint8 wraps as uint8 does).
 // maximum starts from the type's lowest value (-infinity for floats) and minimum from its
-// highest (+infinity). Halide's argmin and argmax return Tuples, which Tessera does not
-// have (docs/halide-compatibility.md).
+// highest (+infinity).
+//
+// argmin and argmax return a Tuple (include/tessera/Tuple.h): the coordinates of the first
+// point of the RDom, in its order, where `e` is smallest (largest), one per RDom
+// dimension, then that value. Over an empty RDom, or where no value is below +infinity
+// (above -infinity), they give the RDom's mins and the identity.
 
 #include <string>
 
 #include "tessera/Expr.h"
 #include "tessera/RDom.h"
+#include "tessera/Tuple.h"
 
 namespace tessera {
 
@@ -36,5 +41,9 @@ Expr maximum(Expr e, const std::string &name = "maximum");
 Expr maximum(const RDom &r, Expr e, const std::string &name = "maximum");
 Expr minimum(Expr e, const std::string &name = "minimum");
 Expr minimum(const RDom &r, Expr e, const std::string &name = "minimum");
+Tuple argmax(Expr e, const std::string &name = "argmax");
+Tuple argmax(const RDom &r, Expr e, const std::string &name = "argmax");
+Tuple argmin(Expr e, const std::string &name = "argmin");
+Tuple argmin(const RDom &r, Expr e, const std::string &name = "argmin");
 
 }  // namespace tessera

@@ -17,28 +17,10 @@
 #include "tessera/Buffer.h"
 #include "tessera/Error.h"
 #include "tessera/Func.h"
+#include "tessera/Realization.h"
 #include "tessera/Target.h"
 
 namespace tessera {
-
-/** The buffers a Pipeline's realize returns, one per output, in the outputs' order. */
-class Realization {
-public:
-    Realization() = default;
-    explicit Realization(std::vector<Buffer<>> buffers);
-    size_t size() const { return buffers_.size(); }
-    Buffer<> &operator[](size_t i);
-    const Buffer<> &operator[](size_t i) const;
-    /** The only buffer of a one-output Realization (RuntimeError otherwise). */
-    template<typename T>
-    operator Buffer<T>() const {
-        return Buffer<T>(only());
-    }
-
-private:
-    const Buffer<> &only() const;
-    std::vector<Buffer<>> buffers_;
-};
 
 class Pipeline {
 public:

@@ -87,12 +87,6 @@ void Emitter::fail_with_message(const std::string &code, const ErrorMessage &m) 
     fail_with(helpers_.use("tessera_format_error") + "(" + code + ", " + c_string_literal(m.format) + m.args + ")");
 }
 
-int Emitter::find_output() const {
-    for (size_t i = 0; i < p_.args.size(); i++)
-        if (p_.args[i].kind == ir::PipelineArgument::Kind::OutputBuffer) return int(i);
-    return -1;
-}
-
 std::string Emitter::type_code_macro(Type t) {
     switch (t.code) {
     case TypeCode::Int: return "TESSERA_TYPE_INT";

@@ -122,7 +122,6 @@ std::string Emitter::source() {
 
     // Function-scope bindings, and the contents of embedded buffers.
     std::ostringstream entry, embedded;
-    const int output_index = find_output();
     for (size_t i = 0; i < p_.args.size(); i++) {
         const ir::PipelineArgument &a = p_.args[i];
         const ArgNames &n = arg_names_[i];
@@ -140,15 +139,18 @@ std::string Emitter::source() {
               << c_string_literal(a.name) << ", " << type_code_macro(a.type) << ", " << int(a.type.bits) << ", "
               << a.dimensions << ")) return TESSERA_ERROR_BAD_BUFFER;\n";
     }
-    if (output_index >= 0) {
-        const ir::PipelineArgument &out = p_.args[output_index];
+    // Every output buffer (one per value of a Tuple) against every input, and the outputs
+    // against each other.
+    for (size_t o = 0; o < p_.args.size(); o++) {
+        const ir::PipelineArgument &out = p_.args[o];
+        if (out.kind != ir::PipelineArgument::Kind::OutputBuffer) continue;
         for (size_t i = 0; i < p_.args.size(); i++) {
             const ir::PipelineArgument &a = p_.args[i];
-            if (a.kind != ir::PipelineArgument::Kind::InputBuffer) continue;
-            entry << "    if (" << helpers_.use("tessera_check_overlap") << "("
-                  << arg_names_[output_index].descriptor << ", " << c_string_literal(out.name) << ", "
-                  << out.type.bytes() << ", " << arg_names_[i].descriptor << ", " << c_string_literal(a.name)
-                  << ", " << a.type.bytes() << ")) return TESSERA_ERROR_BUFFER_OVERLAP;\n";
+            const bool other_output = a.kind == ir::PipelineArgument::Kind::OutputBuffer && i > o;
+            if (a.kind != ir::PipelineArgument::Kind::InputBuffer && !other_output) continue;
+            entry << "    if (" << helpers_.use("tessera_check_overlap") << "(" << arg_names_[o].descriptor << ", "
+                  << c_string_literal(out.name) << ", " << out.type.bytes() << ", " << arg_names_[i].descriptor << ", "
+                  << c_string_literal(a.name) << ", " << a.type.bytes() << ")) return TESSERA_ERROR_BUFFER_OVERLAP;\n";
         }
     }
     for (size_t i = 0; i < p_.args.size(); i++) {

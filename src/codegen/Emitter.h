@@ -267,8 +267,6 @@ private:
     };
     void fail_with_message(const std::string &code, const ErrorMessage &m);
 
-    int find_output() const;
-
     static std::string type_code_macro(Type t);
 
     // --- expressions -------------------------------------------------------------------

@@ -42,6 +42,19 @@ std::string quote(const std::string &s) { return "\"" + s + "\""; }
 
 }  // namespace
 
+int FunctionData::outputs() const {
+    return definitions.empty() ? 1 : int(tuple_components(definitions[0].value).size());
+}
+
+std::vector<Type> FunctionData::types() const {
+    if (definitions.empty()) return {type};
+    std::vector<Type> ts;
+    for (const Expr &v : tuple_components(definitions[0].value)) ts.push_back(v.type());
+    return ts;
+}
+
+std::string tuple_storage_name(const std::string &storage, int index) { return storage + "." + std::to_string(index); }
+
 std::string describe_definition(const FunctionData &f, int stage) {
     if (stage == 0) return "the pure definition of Func \"" + f.name + "\"";
     return "update " + std::to_string(stage - 1) + " of Func \"" + f.name + "\"";

@@ -50,7 +50,16 @@ struct FunctionData {
 
     bool defined() const { return !definitions.empty(); }
     int dimensions() const { return static_cast<int>(args.size()); }
+    /** The number of values at each point: 1, or the size of its Tuple (`type` is the
+     * first's type). */
+    int outputs() const;
+    /** The type of each value (one entry unless the Func is a Tuple). */
+    std::vector<Type> types() const;
 };
+
+/** The name of the storage of value `index` of a Func with several values (`storage` is
+ * the Func's): `storage.index`. A Func with one value is stored under `storage`. */
+std::string tuple_storage_name(const std::string &storage, int index);
 
 /** "the pure definition of Func \"f\"" or "update 2 of Func \"f\"" (0-based, as in
  * f.update(2)). */

@@ -175,6 +175,7 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::Require: return "require";
     case Intrinsic::Trace: return "trace";
     case Intrinsic::Undef: return "undef";
+    case Intrinsic::Tuple: return "tuple";
     }
     return "?";
 }
@@ -182,6 +183,12 @@ const char *intrinsic_name(Intrinsic op) {
 bool is_undef(const Expr &e) {
     const Call *c = as<Call>(e);
     return c && c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Undef;
+}
+
+std::vector<Expr> tuple_components(const Expr &value) {
+    const Call *c = as<Call>(value);
+    if (c && c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Tuple) return c->args;
+    return {value};
 }
 
 Expr Call::make_intrinsic(Type t, Intrinsic op, std::vector<Expr> args) {
@@ -201,14 +208,15 @@ void check_coordinates(const std::vector<Expr> &args, const std::string &callee)
 }
 }  // namespace
 
-Expr Call::make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args) {
+Expr Call::make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args, int value_index) {
     check_coordinates(args, f->name);
     // A call to a Func that is not defined yet gets a placeholder type; the validity check
     // of the definition that contains it reports the Func as undefined (or as a
     // self-reference in a pure definition) with the user's names.
-    Type t = f->defined() ? f->type : Int(32);
+    Type t = f->defined() ? f->types().at(size_t(value_index)) : Int(32);
     auto c = std::make_shared<Call>(t, f->name, std::move(args), CallKind::Func);
     c->func = f;
+    c->value_index = value_index;
     return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
 }
 

@@ -230,12 +230,22 @@ enum class Intrinsic : uint8_t {
     // is a RuntimeError of the reference interpreter (docs/semantics.md §7.1). Lowering
     // computes no pure stage for it, so lowered code has none.
     Undef,
+    // tuple(v_0, ..., v_k-1): the value of a definition of a Func with k values (a Tuple,
+    // k >= 2), each component stored in its own storage and read with a Call of
+    // `value_index` k. Only the whole value of a definition (src/lang/Tuple.cpp); its type
+    // is v_0's, each component has its own. Storage flattening splits it into one store
+    // per component (src/lower/StorageFlattening.cpp), so lowered code has none.
+    Tuple,
 };
 
 const char *intrinsic_name(Intrinsic op);
 
 /** Whether e is undef() (Intrinsic::Undef). */
 bool is_undef(const Expr &e);
+
+/** The components of a definition's value: those of a tuple() (Intrinsic::Tuple), or the
+ * value alone. */
+std::vector<Expr> tuple_components(const Expr &value);
 
 /** print_when, require and trace: the intrinsics with an effect, each (condition, value,
  * parts...) and worth its value operand (args[1]) as a value. */
@@ -251,9 +261,11 @@ struct Call : ExprNodeOf<Call, ExprKind::Call> {
     std::shared_ptr<FunctionData> func;  // CallKind::Func
     std::shared_ptr<BufferData> buffer;  // CallKind::Image on a Buffer
     std::shared_ptr<InputData> input;    // CallKind::Image on an ImageParam
+    /** CallKind::Func on a Func with several values (a Tuple): which one is read. */
+    int value_index = 0;
     Call(Type t, std::string n, std::vector<Expr> a, CallKind k)
         : ExprNodeOf(t), name(std::move(n)), args(std::move(a)), call_kind(k) {}
-    static Expr make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args);
+    static Expr make_func(const std::shared_ptr<FunctionData> &f, std::vector<Expr> args, int value_index = 0);
     static Expr make_image(const std::shared_ptr<BufferData> &b, std::vector<Expr> args);
     static Expr make_input(const std::shared_ptr<InputData> &in, std::vector<Expr> args);
     static Expr make_intrinsic(Type t, Intrinsic op, std::vector<Expr> args);
@@ -352,6 +364,9 @@ struct Provenance {
     /** The store is an atomic read-modify-write of its point (an update scheduled
      * atomic(): its value reads the Func only at that point, docs/semantics.md §10). */
     bool atomic = false;
+    /** Which of the Func's values the store writes (0 unless the Func has several: a
+     * Tuple, whose values storage flattening stores apart). */
+    int value_index = 0;
 
     /** The Func's name (for messages). */
     const std::string &func_name() const;

@@ -55,6 +55,7 @@ template<typename S> void fields(const Call *a, const Call *b, S &s) {
     s(static_cast<const void *>(a->func.get()), static_cast<const void *>(b->func.get()));
     s(static_cast<const void *>(a->buffer.get()), static_cast<const void *>(b->buffer.get()));
     s(static_cast<const void *>(a->input.get()), static_cast<const void *>(b->input.get()));
+    s(a->value_index, b->value_index);
     s(a->args.size(), b->args.size());
 }
 template<typename S> void fields(const Let *a, const Let *b, S &s) { s(a->name, b->name); }

@@ -32,6 +32,7 @@ Expr rebuild_call(const Call *call, std::vector<Expr> args) {
     c->func = call->func;
     c->buffer = call->buffer;
     c->input = call->input;
+    c->value_index = call->value_index;
     return Expr(std::shared_ptr<const ExprNode>(std::move(c)));
 }
 

@@ -94,6 +94,7 @@ void IRPrinter::print(const Provenance &p) {
     os_ << (p.func ? p.func->name : std::string("?"));
     if (p.stage > 0) os_ << ".update(" << (p.stage - 1) << ")";
     print_args(p.coords);
+    if (p.func && p.func->defined() && p.func->outputs() > 1) os_ << "[" << p.value_index << "]";
     for (size_t i = 0; i < p.rvars.size(); i++) {
         os_ << (i == 0 ? " " : ", ") << p.rvars[i].first << "=";
         print_expr(p.rvars[i].second, kArg);
@@ -228,6 +229,8 @@ void IRPrinter::print_node(const Call *op, int) {
         os_ << op->name;
     }
     print_args(op->args);
+    if (op->call_kind == CallKind::Func && op->func && op->func->defined() && op->func->outputs() > 1)
+        os_ << "[" << op->value_index << "]";
 }
 
 void IRPrinter::print_node(const Let *op, int min_prec) {

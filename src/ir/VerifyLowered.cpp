@@ -31,7 +31,7 @@ public:
                 continue;
             }
             buffers_[a.name].push_back(Buffer{a.type, a.kind == PipelineArgument::Kind::OutputBuffer, true});
-            if (a.kind == PipelineArgument::Kind::OutputBuffer) output_ = a.name;
+            if (a.kind == PipelineArgument::Kind::OutputBuffer) outputs_.insert(a.name);
             for (int d = 0; d < a.dimensions; d++) {
                 const std::string i = std::to_string(d);
                 descriptors_[a.name + ".min." + i] = Int(32);
@@ -289,7 +289,7 @@ private:
             if (value.type() != Int(32).with_lanes(lanes))
                 fail("the value of " + name + " in the annotation of a store of " + std::to_string(lanes) +
                      " lane(s) to \"" + op->buffer + "\" is a " + value.type().to_string());
-        if (prov->kind == Provenance::Kind::FinalCopy && op->buffer != output_)
+        if (prov->kind == Provenance::Kind::FinalCopy && !outputs_.count(op->buffer))
             fail("a final copy of Func \"" + f.name + "\" is stored to \"" + op->buffer + "\", not to the output");
     }
 
@@ -300,7 +300,7 @@ private:
     std::map<std::string, std::vector<Type>> vars_;
     std::set<std::string> bound_var_names_, bound_buffer_names_;
     std::set<const FunctionData *> funcs_;
-    std::string output_;
+    std::set<std::string> outputs_;  // one per value of the output
     int in_message_ = 0;
     std::vector<Stmt> where_;
 };

@@ -16,4 +16,8 @@ namespace tessera::lang {
 Stage add_definition(const std::shared_ptr<ir::FunctionData> &f, std::vector<Expr> args, const Expr &value,
                      const std::shared_ptr<ir::RDomData> &over = nullptr);
 
+/** The value of a definition giving the values of `t`: tuple(t[0], ...) for two or more
+ * (src/lang/Tuple.cpp), t[0] alone for one. */
+Expr tuple_value(const Tuple &t);
+
 }  // namespace tessera::lang

@@ -167,10 +167,65 @@ Stage FuncRef::operator=(const Expr &e) {
     if (!func_) throw CompileError("Definition of an undefined Func handle");
     return lang::add_definition(func_, lang::definition_arguments(args_, e, *func_), e);
 }
-Stage FuncRef::operator=(const FuncRef &e) { return *this = Expr(e); }
+Stage FuncRef::operator=(const FuncRef &e) {
+    if (e.size() > 1) return *this = Tuple(e);
+    return *this = Expr(e);
+}
+
+Stage FuncRef::operator=(const Tuple &t) {
+    if (!func_) throw CompileError("Definition of an undefined Func handle");
+    const Expr value = lang::tuple_value(t);
+    return lang::add_definition(func_, lang::definition_arguments(args_, value, *func_), value);
+}
+
+Stage FuncRef::update_with(int op, const Tuple &t) {
+    if (!func_) throw CompileError("Definition of an undefined Func handle");
+    if (!func_->defined() || func_->outputs() != int(t.size()))
+        throw CompileError("Func \"" + func_->name + "\" is updated with a Tuple of " + std::to_string(t.size()) +
+                           " values, but " +
+                           (func_->defined() ? "it has " + std::to_string(func_->outputs()) + " value(s)"
+                                             : std::string("it has no definition yet; define it first")));
+    if (std::any_of(args_.begin(), args_.end(), lang::is_placeholder))
+        return FuncRef(func_, lang::definition_arguments(args_, lang::tuple_value(t), *func_)).update_with(op, t);
+    const std::vector<Expr> args = lang::coerce_coordinates(args_, func_->name);
+    const std::vector<Type> types = func_->types();
+    std::vector<Expr> values;
+    for (size_t i = 0; i < t.size(); i++) {
+        Expr self = Call::make_func(func_, args, int(i));
+        Expr rhs = cast(types[i], t[i]);
+        switch (op) {
+        case 0: values.push_back(self + rhs); break;
+        case 1: values.push_back(self - rhs); break;
+        case 2: values.push_back(self * rhs); break;
+        default: values.push_back(self / rhs); break;
+        }
+    }
+    return lang::add_definition(func_, args_, lang::tuple_value(Tuple(values)));
+}
+
+Stage FuncRef::operator+=(const Tuple &t) { return update_with(0, t); }
+Stage FuncRef::operator-=(const Tuple &t) { return update_with(1, t); }
+Stage FuncRef::operator*=(const Tuple &t) { return update_with(2, t); }
+Stage FuncRef::operator/=(const Tuple &t) { return update_with(3, t); }
+
+size_t FuncRef::size() const { return func_ && func_->defined() ? size_t(func_->outputs()) : 1; }
+
+Expr FuncRef::operator[](int i) const {
+    if (!func_) throw CompileError("Call of an undefined Func handle");
+    if (!func_->defined())
+        throw CompileError("Func \"" + func_->name + "\" has no definition; cannot read its value " + std::to_string(i));
+    if (i < 0 || i >= func_->outputs())
+        throw CompileError("Func \"" + func_->name + "\" has " + std::to_string(func_->outputs()) +
+                           " value(s) at each point; there is no value " + std::to_string(i));
+    const std::vector<Expr> args = lang::call_coordinates(args_, func_->dimensions(), func_->name);
+    return Call::make_func(func_, lang::coerce_coordinates(args, func_->name), i);
+}
 
 Stage FuncRef::update_with(int op, const Expr &e) {
     if (!e.defined()) throw CompileError("Func \"" + func_->name + "\" is updated with an undefined Expr");
+    if (func_->defined() && func_->outputs() > 1)
+        throw CompileError("Func \"" + func_->name + "\" has " + std::to_string(func_->outputs()) +
+                           " values at each point (a Tuple); update it with a Tuple of as many");
     if (std::any_of(args_.begin(), args_.end(), lang::is_placeholder))
         return FuncRef(func_, lang::definition_arguments(args_, e, *func_)).update_with(op, e);
     if (!func_->defined()) {
@@ -216,6 +271,9 @@ Stage FuncRef::operator/=(const Expr &e) { return update_with(3, e); }
 
 FuncRef::operator Expr() const {
     if (!func_) throw CompileError("Call of an undefined Func handle");
+    if (func_->defined() && func_->outputs() > 1)
+        throw CompileError("Func \"" + func_->name + "\" has " + std::to_string(func_->outputs()) +
+                           " values at each point (a Tuple); read one of them with " + func_->name + "(...)[i]");
     const std::vector<Expr> args = lang::call_coordinates(args_, func_->defined() ? func_->dimensions() : -1, func_->name);
     return Call::make_func(func_, lang::coerce_coordinates(args, func_->name));
 }
@@ -235,7 +293,22 @@ int Func::dimensions() const { return defined() ? data_->dimensions() : 0; }
 
 Type Func::type() const {
     if (!defined()) undefined_func(*data_, "take the type of");
+    if (data_->outputs() > 1)
+        throw CompileError("Func \"" + data_->name + "\" has " + std::to_string(data_->outputs()) +
+                           " values at each point (a Tuple); take their types with types()");
     return data_->type;
+}
+
+std::vector<Type> Func::types() const {
+    if (!defined()) undefined_func(*data_, "take the types of");
+    return data_->types();
+}
+
+int Func::outputs() const { return defined() ? data_->outputs() : 0; }
+
+Tuple Func::values() const {
+    if (!defined()) undefined_func(*data_, "take the values of");
+    return Tuple(tuple_components(data_->definitions[0].value));
 }
 
 std::vector<Var> Func::args() const {
@@ -247,6 +320,9 @@ std::vector<Var> Func::args() const {
 
 Expr Func::value() const {
     if (!defined()) undefined_func(*data_, "take the value of");
+    if (data_->outputs() > 1)
+        throw CompileError("Func \"" + data_->name + "\" has " + std::to_string(data_->outputs()) +
+                           " values at each point (a Tuple); take them with values()");
     return data_->definitions[0].value;
 }
 
@@ -267,16 +343,26 @@ Stage Func::update(int i) const {
     return Stage(data_, i + 1);
 }
 
-Buffer<> Func::realize_reference(const std::vector<int> &sizes) const {
+Realization Func::realize_reference(const std::vector<int> &sizes) const {
     if (!defined()) throw CompileError("Can't realize Func \"" + data_->name + "\": it has no definition");
     data_->frozen = true;
-    return Buffer<>(semantics::reference_realize(data_, sizes));
+    std::vector<Buffer<>> buffers;
+    for (const auto &b : semantics::reference_realize(data_, sizes)) buffers.emplace_back(b);
+    return Realization(std::move(buffers));
+}
+
+void Func::realize_reference(const Realization &dst) const {
+    if (!defined()) throw CompileError("Can't realize Func \"" + data_->name + "\": it has no definition");
+    data_->frozen = true;
+    std::vector<std::shared_ptr<BufferData>> buffers;
+    for (size_t i = 0; i < dst.size(); i++) buffers.push_back(dst[i].data_handle());
+    semantics::reference_realize_into(data_, buffers);
 }
 
 void Func::realize_reference(Buffer<> dst) const {
     if (!defined()) throw CompileError("Can't realize Func \"" + data_->name + "\": it has no definition");
     data_->frozen = true;
-    semantics::reference_realize_into(data_, dst.data_handle());
+    semantics::reference_realize_into(data_, {dst.data_handle()});
 }
 
 

@@ -57,7 +57,13 @@ driver::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::Function
     auto refs = std::make_shared<lang::References>(lang::pipeline_references(f));
     return [f, refs](ir::PipelineArgument &a) {
         switch (a.kind) {
-        case ir::PipelineArgument::Kind::OutputBuffer: return a.name == f->name && a.type == f->type;
+        case ir::PipelineArgument::Kind::OutputBuffer: {
+            const std::vector<Type> types = f->types();
+            for (size_t k = 0; k < types.size(); k++)
+                if (a.name == (types.size() > 1 ? ir::tuple_storage_name(f->name, int(k)) : f->name) && a.type == types[k])
+                    return true;
+            return false;
+        }
         case ir::PipelineArgument::Kind::Param:
             for (const auto &p : refs->params)
                 if (p->name == a.name && p->type == a.type) return bool(a.param = p);
@@ -158,29 +164,49 @@ void Func::compile_jit(const Target &target) const {
     jit_module(data_, target);
 }
 
-Buffer<> Func::realize(const std::vector<int> &sizes, const Target &target) const {
+Realization Func::realize(const std::vector<int> &sizes, const Target &target) const {
     require_defined(*data_, "realize");
     ir::check_realize_sizes(*data_, sizes);
-    Buffer<> out(data_->type, sizes, data_->name);
+    std::vector<Buffer<>> buffers;
+    for (const Type &t : data_->types()) buffers.emplace_back(t, sizes, data_->name);
+    Realization out(buffers);
     realize(out, target);
     return out;
 }
 
-void Func::realize(Buffer<> dst, const Target &target) const {
+void Func::realize(Buffer<> dst, const Target &target) const { realize(Realization({dst}), target); }
+
+void Func::realize(const Realization &dst, const Target &target) const {
     require_defined(*data_, "realize");
-    if (!dst.defined()) throw RuntimeError("realize of Func \"" + data_->name + "\" into an undefined Buffer");
-    if (dst.type() != data_->type)
-        throw RuntimeError("realize of Func \"" + data_->name + "\" into Buffer \"" + dst.name() + "\": its element type is " +
-                           dst.type().to_string() + " but the Func's is " + data_->type.to_string());
-    if (dst.dimensions() != data_->dimensions())
-        throw RuntimeError("realize of Func \"" + data_->name + "\" into Buffer \"" + dst.name() + "\": it has " +
-                           std::to_string(dst.dimensions()) + " dimensions but the Func has " +
-                           std::to_string(data_->dimensions()));
+    const std::vector<Type> types = data_->types();
+    if (dst.size() != types.size())
+        throw RuntimeError("realize of Func \"" + data_->name + "\", which has " + std::to_string(types.size()) +
+                           " value(s) at each point, into " + std::to_string(dst.size()) + " Buffer(s)");
+    std::vector<std::shared_ptr<ir::BufferData>> outputs;
+    for (size_t k = 0; k < dst.size(); k++) {
+        const Buffer<> &b = dst[k];
+        const std::string which = types.size() > 1 ? "value " + std::to_string(k) + " of " : "";
+        if (!b.defined()) throw RuntimeError("realize of " + which + "Func \"" + data_->name + "\" into an undefined Buffer");
+        if (b.type() != types[k])
+            throw RuntimeError("realize of " + which + "Func \"" + data_->name + "\" into Buffer \"" + b.name() +
+                               "\": its element type is " + b.type().to_string() + " but the Func's is " +
+                               types[k].to_string());
+        if (b.dimensions() != data_->dimensions())
+            throw RuntimeError("realize of Func \"" + data_->name + "\" into Buffer \"" + b.name() + "\": it has " +
+                               std::to_string(b.dimensions()) + " dimensions but the Func has " +
+                               std::to_string(data_->dimensions()));
+        for (int i = 0; i < b.dimensions(); i++)
+            if (b.dim(i).min() != dst[0].dim(i).min() || b.dim(i).extent() != dst[0].dim(i).extent())
+                throw RuntimeError("realize of the values of Func \"" + data_->name + "\" into Buffers \"" +
+                                   dst[0].name() + "\" and \"" + b.name() + "\", whose windows differ in dimension " +
+                                   std::to_string(i) + "; every value is realized over one window");
+        outputs.push_back(b.data_handle());
+    }
     const driver::JITModule &m = jit_module(data_, target);
     ir::LoweredPipeline shape;
     shape.name = data_->name;
     shape.args = m.arguments();
-    m.run(semantics::default_arguments(shape, dst.data_handle()));
+    m.run(semantics::default_arguments(shape, outputs));
 }
 
 std::vector<Argument> Func::infer_arguments() const {

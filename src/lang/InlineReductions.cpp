@@ -21,14 +21,16 @@ namespace {
 
 using ir::as;
 
-enum class Reduction { Sum, Product, Maximum, Minimum };
+enum class Reduction { Sum, Product, Maximum, Minimum, Argmax, Argmin };
 
 const char *operation_name(Reduction op) {
     switch (op) {
     case Reduction::Sum: return "sum";
     case Reduction::Product: return "product";
     case Reduction::Maximum: return "maximum";
-    default: return "minimum";
+    case Reduction::Minimum: return "minimum";
+    case Reduction::Argmax: return "argmax";
+    default: return "argmin";
     }
 }
 
@@ -63,6 +65,7 @@ Expr identity(Reduction op, Type t) {
     case Reduction::Sum: return make_zero(t);
     case Reduction::Product: return make_one(t);
     case Reduction::Maximum:
+    case Reduction::Argmax:
         if (t.is_float()) return make_const(t, -std::numeric_limits<double>::infinity());
         if (t.is_uint() || t.is_bool()) return make_zero(t);
         return make_const(t, int64_t(type_min(t)));
@@ -74,7 +77,9 @@ Expr identity(Reduction op, Type t) {
     }
 }
 
-Expr reduce(Reduction op, const std::shared_ptr<ir::RDomData> &over, Expr e, const std::string &name) {
+/** The Func of the reduction and the Vars it is applied to. */
+Func reduce(Reduction op, const std::shared_ptr<ir::RDomData> &over, Expr e, const std::string &name,
+            std::vector<Expr> &args) {
     const std::string what = operation_name(op);
     if (!e.defined()) throw CompileError(what + "() is given an undefined Expr");
     FreeVars free;
@@ -93,8 +98,24 @@ Expr reduce(Reduction op, const std::shared_ptr<ir::RDomData> &over, Expr e, con
         if (e.type().is_bool())
             throw CompileError(what + "(e): e is a bool; cast it to a number type first");
     Func f(numbered(name));
-    std::vector<Expr> args;
     for (const std::string &v : free.vars) args.push_back(Var(v));
+    const std::shared_ptr<ir::RDomData> &rdom = over ? over : free.rdoms[0];
+    if (op == Reduction::Argmax || op == Reduction::Argmin) {
+        // (the RDom's coordinates..., the value): the first point in the RDom's order
+        // where the value is strictly better than every point before it.
+        std::vector<Expr> initial, candidate;
+        for (size_t i = 0; i < rdom->dims.size(); i++) {
+            initial.push_back(rdom->dims[i].min);
+            candidate.push_back(RVar(rdom, int(i)));
+        }
+        initial.push_back(identity(op, e.type()));
+        candidate.push_back(e);
+        f(args) = Tuple(initial);
+        const Expr best = f(args)[int(initial.size()) - 1];
+        const Expr better = op == Reduction::Argmax ? e > best : e < best;
+        lang::add_definition(f.data(), args, lang::tuple_value(select(better, Tuple(candidate), Tuple(f(args)))), rdom);
+        return f;
+    }
     f(args) = identity(op, e.type());
     const Expr self = f(args);
     Expr value;
@@ -104,8 +125,20 @@ Expr reduce(Reduction op, const std::shared_ptr<ir::RDomData> &over, Expr e, con
     case Reduction::Maximum: value = max(self, e); break;
     default: value = min(self, e); break;
     }
-    lang::add_definition(f.data(), args, value, over ? over : free.rdoms[0]);
+    lang::add_definition(f.data(), args, value, rdom);
+    return f;
+}
+
+Expr reduce(Reduction op, const std::shared_ptr<ir::RDomData> &over, Expr e, const std::string &name) {
+    std::vector<Expr> args;
+    Func f = reduce(op, over, std::move(e), name, args);
     return f(args);
+}
+
+Tuple reduce_to_tuple(Reduction op, const std::shared_ptr<ir::RDomData> &over, Expr e, const std::string &name) {
+    std::vector<Expr> args;
+    Func f = reduce(op, over, std::move(e), name, args);
+    return Tuple(f(args));
 }
 
 }  // namespace
@@ -123,6 +156,14 @@ Expr maximum(const RDom &r, Expr e, const std::string &name) {
 Expr minimum(Expr e, const std::string &name) { return reduce(Reduction::Minimum, nullptr, std::move(e), name); }
 Expr minimum(const RDom &r, Expr e, const std::string &name) {
     return reduce(Reduction::Minimum, r.data(), std::move(e), name);
+}
+Tuple argmax(Expr e, const std::string &name) { return reduce_to_tuple(Reduction::Argmax, nullptr, std::move(e), name); }
+Tuple argmax(const RDom &r, Expr e, const std::string &name) {
+    return reduce_to_tuple(Reduction::Argmax, r.data(), std::move(e), name);
+}
+Tuple argmin(Expr e, const std::string &name) { return reduce_to_tuple(Reduction::Argmin, nullptr, std::move(e), name); }
+Tuple argmin(const RDom &r, Expr e, const std::string &name) {
+    return reduce_to_tuple(Reduction::Argmin, r.data(), std::move(e), name);
 }
 
 }  // namespace tessera

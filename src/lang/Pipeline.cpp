@@ -41,7 +41,10 @@ Pipeline::Pipeline(const std::vector<Func> &outputs) : outputs_(outputs) {
 Realization Pipeline::realize(const std::vector<int> &sizes, const Target &target) const {
     if (outputs_.empty()) throw CompileError("realize of an undefined Pipeline");
     std::vector<Buffer<>> buffers;
-    for (const Func &f : outputs_) buffers.push_back(f.realize(sizes, target));
+    for (const Func &f : outputs_) {
+        const Realization r = f.realize(sizes, target);  // one Buffer per value of f
+        for (size_t k = 0; k < r.size(); k++) buffers.push_back(r[k]);
+    }
     return Realization(std::move(buffers));
 }
 
@@ -52,10 +55,18 @@ void Pipeline::realize(Realization dst, const Target &target) const {
 }
 
 void Pipeline::realize(const std::vector<Buffer<>> &dst, const Target &target) const {
-    if (dst.size() != outputs_.size())
-        throw CompileError("Pipeline with " + std::to_string(outputs_.size()) + " outputs realized into " +
-                           std::to_string(dst.size()) + " buffers; give one buffer per output, in order");
-    for (size_t i = 0; i < dst.size(); i++) outputs_[i].realize(dst[i], target);
+    size_t values = 0;
+    for (const Func &f : outputs_) values += size_t(f.outputs());
+    if (dst.size() != values)
+        throw CompileError("Pipeline with " + std::to_string(outputs_.size()) + " outputs (" + std::to_string(values) +
+                           " values) realized into " + std::to_string(dst.size()) +
+                           " buffers; give one buffer per output, in order (one per value of an output with a Tuple)");
+    size_t next = 0;
+    for (const Func &f : outputs_) {
+        std::vector<Buffer<>> mine(dst.begin() + std::ptrdiff_t(next), dst.begin() + std::ptrdiff_t(next + size_t(f.outputs())));
+        next += size_t(f.outputs());
+        f.realize(Realization(std::move(mine)), target);
+    }
 }
 
 void Pipeline::compile_jit(const Target &target) const {

@@ -27,6 +27,7 @@ struct Uses : IRVisitor {
     std::vector<const Call *> func_calls; // every call to a Func
     std::vector<const Call *> image_calls;
     int undefs = 0;                       // undef() calls
+    int tuples = 0;                       // tuple() calls (Tuple values)
     using IRVisitor::include;
 
 protected:
@@ -34,6 +35,7 @@ protected:
     void visit(const Call *op) override {
         if (op->call_kind == CallKind::Func) func_calls.push_back(op);
         if (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Undef) undefs++;
+        if (op->call_kind == CallKind::Intrinsic && op->op == Intrinsic::Tuple) tuples++;
         if (op->call_kind == CallKind::Image) image_calls.push_back(op);
         IRVisitor::visit(op);
     }
@@ -62,7 +64,22 @@ void check_undef_use(const FunctionData &f, int stage, const Uses &uses, const E
                       "(f(x, y) = undef<float>()), whose values the updates then write");
 }
 
-std::string call_text(const Call *c) { return c->name + "(" + arg_list(c->args) + ")"; }
+/** A Tuple is a whole definition's value only: its components are the Func's values, and
+ * no operation takes a Tuple (select on Tuples works component by component). */
+void check_tuple_use(const FunctionData &f, int stage, const Uses &uses, const Expr &value) {
+    const Call *c = as<Call>(value);
+    const bool whole = c && c->call_kind == CallKind::Intrinsic && c->op == Intrinsic::Tuple;
+    if (uses.tuples == (whole ? 1 : 0)) return;
+    fail(f, stage, "a Tuple is used inside an expression; a Tuple may only be the whole value of a definition "
+                   "(f(x) = Tuple(a, b)); read one of a Func's values with f(x)[i]");
+}
+
+std::string call_text(const Call *c) {
+    std::string text = c->name + "(" + arg_list(c->args) + ")";
+    if (c->call_kind == CallKind::Func && c->func && c->func->defined() && c->func->outputs() > 1)
+        text += "[" + std::to_string(c->value_index) + "]";
+    return text;
+}
 
 // Rules shared by pure and update definitions: the Funcs called are defined (define before
 // use), called with the right arity, and have not changed type since the call was built.
@@ -84,7 +101,7 @@ void check_calls(const FunctionData &f, int stage, const Uses &uses) {
             fail(f, stage, "the call " + call_text(c) + " passes " + std::to_string(c->args.size()) +
                                " arguments but Func " + quote(g.name) + " has " +
                                std::to_string(g.dimensions()));
-        if (c->type != g.type)
+        if (c->value_index >= g.outputs() || c->type != g.types()[size_t(c->value_index)])
             fail(f, stage, "the call " + call_text(c) + " was made before " + quote(g.name) +
                                " was defined; define " + g.name + " before using it");
     }
@@ -188,6 +205,7 @@ void check_pure_definition(const FunctionData &f, const std::vector<Expr> &args,
                            arg_list(args) + ")");
     }
     check_undef_use(f, 0, uses, value);
+    check_tuple_use(f, 0, uses, value);
     check_calls(f, 0, uses);
 }
 
@@ -224,10 +242,19 @@ void check_update_definition(const FunctionData &f, int update_index, const std:
         fail(f, stage, "the left-hand side has " + std::to_string(args.size()) + " arguments but " +
                            quote(f.name) + " has " + std::to_string(f.dimensions()) + " dimensions");
     if (!value.defined()) fail(f, stage, "the value is an undefined Expr");
-    if (value.type() != f.type)
-        fail(f, stage, "the value has type " + value.type().to_string() + " but the pure definition of " +
-                           quote(f.name) + " has type " + f.type.to_string() +
-                           "; all definitions of a Func have the same type (cast the value)");
+    const std::vector<Expr> values = tuple_components(value);
+    const std::vector<Type> types = f.types();
+    if (values.size() != types.size())
+        fail(f, stage, "the value has " + std::to_string(values.size()) + " component(s) but the pure definition of " +
+                           quote(f.name) + " has " + std::to_string(types.size()) +
+                           "; all definitions of a Func have the same number of values");
+    for (size_t i = 0; i < values.size(); i++)
+        if (values[i].type() != types[i])
+            fail(f, stage, (types.size() > 1 ? "value " + std::to_string(i) + " of the Tuple" : std::string("the value")) +
+                               " has type " + values[i].type().to_string() + " but the pure definition of " +
+                               quote(f.name) + " has type " + types[i].to_string() +
+                               (types.size() > 1 ? " there" : "") +
+                               "; all definitions of a Func have the same type (cast the value)");
 
     // Which left-hand side arguments are bare pure Vars (pure dimensions of this stage).
     std::map<std::string, size_t> lhs_var_pos;
@@ -293,6 +320,7 @@ void check_update_definition(const FunctionData &f, int update_index, const std:
     for (const Call *c : uses.func_calls)
         if (c->func.get() == &f) check_separation(f, stage, args, c);
     check_undef_use(f, stage, uses, value);
+    check_tuple_use(f, stage, uses, value);
     check_calls(f, stage, uses);
 }
 

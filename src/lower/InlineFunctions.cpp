@@ -124,7 +124,7 @@ protected:
         std::map<std::string, Expr> args;
         for (size_t i = 0; i < g.args.size(); i++) args[g.args[i]] = c->args[i];
         // The substituted body may itself call inlined Funcs.
-        return mutate(substitute(args, it->second.value));
+        return mutate(substitute(args, tuple_components(it->second.value).at(size_t(c->value_index))));
     }
 
 private:

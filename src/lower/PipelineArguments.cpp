@@ -75,12 +75,16 @@ std::vector<PipelineArgument> pipeline_arguments(const FunctionData &output, con
     collect.include(s);
     std::vector<PipelineArgument> args = collect.buffers;
     for (auto &[name, a] : collect.params) args.push_back(a);
-    PipelineArgument out;
-    out.kind = PipelineArgument::Kind::OutputBuffer;
-    out.name = output.name;
-    out.type = output.type;
-    out.dimensions = output.dimensions();
-    args.push_back(out);
+    // One output buffer per value of the output (f.0, f.1, ... for a Tuple).
+    const std::vector<Type> types = output.types();
+    for (size_t k = 0; k < types.size(); k++) {
+        PipelineArgument out;
+        out.kind = PipelineArgument::Kind::OutputBuffer;
+        out.name = types.size() > 1 ? tuple_storage_name(output.name, int(k)) : output.name;
+        out.type = types[k];
+        out.dimensions = output.dimensions();
+        args.push_back(out);
+    }
     return args;
 }
 

@@ -513,14 +513,21 @@ Stmt schedule_functions(PipelinePlan &plan) {
         std::vector<Expr> coords;
         for (int i = 0; i < f.dimensions(); i++)
             coords.push_back(Variable::make(Int(32), loop_var(out, copy_stage, f.args[size_t(i)])));
-        auto read = std::make_shared<Call>(f.type, out.storage, coords, CallKind::Func);
-        read->func = out.func;
+        std::vector<Expr> reads;
+        const std::vector<Type> types = f.types();
+        for (size_t k = 0; k < types.size(); k++) {
+            auto read = std::make_shared<Call>(types[k], out.storage, coords, CallKind::Func);
+            read->func = out.func;
+            read->value_index = int(k);
+            reads.emplace_back(std::shared_ptr<const ExprNode>(std::move(read)));
+        }
+        const Expr value = reads.size() == 1 ? reads[0] : Call::make_intrinsic(types[0], Intrinsic::Tuple, reads);
         auto prov = std::make_shared<Provenance>();
         prov->func = out.func;
         prov->stage = copy_stage - 1;
         prov->coords = coords;
         prov->kind = Provenance::Kind::FinalCopy;
-        Stmt copy = Provide::make(f.name, Expr(std::shared_ptr<const ExprNode>(read)), coords, prov);
+        Stmt copy = Provide::make(f.name, value, coords, prov);
         for (int i = 0; i < f.dimensions(); i++) {
             auto loop = std::make_shared<LoopId>();
             loop->func = out.func;

@@ -3,6 +3,9 @@
 // unless reorder_storage says otherwise; a folded dimension holds only its fold's extent)
 // with its descriptor variables; Provides and Func reads become Stores and Loads at Int(64) element offsets;
 // image reads and output writes use the buffer descriptors of the pipeline's arguments.
+// A Func with several values (a Tuple) gets one storage per value (f.0, f.1, ...: an
+// Allocate each, or one output buffer each), of one shape; its Provide becomes one Store
+// per value, after lets that compute every value from what the storage holds before.
 
 #include <algorithm>
 
@@ -29,6 +32,7 @@ protected:
         (void)self;
         const FuncPlan *p = plan_of_storage(op->name);
         const int n = int(op->bounds.size());
+        const std::vector<Type> types = p ? p->func->types() : std::vector<Type>{op->type};
         // Storage order (innermost first) and folds.
         std::vector<int> order;
         std::vector<Expr> fold(static_cast<size_t>(n));
@@ -43,9 +47,10 @@ protected:
         }
         for (int i = 0; i < n; i++)
             if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
-        folds_[op->name].push_back(fold);
+        const std::vector<std::string> storages = value_storages(op->name, int(types.size()));
+        for (const std::string &name : storages) folds_[name].push_back(fold);
         Stmt body = mutate(op->body);
-        folds_[op->name].pop_back();
+        for (const std::string &name : storages) folds_[name].pop_back();
 
         std::vector<Expr> extents(static_cast<size_t>(n));
         for (int i = 0; i < n; i++) {
@@ -59,7 +64,7 @@ protected:
         }
         std::vector<Expr> alloc_extents;
         for (int i : order) alloc_extents.push_back(extents[size_t(i)]);
-        body = Allocate::make(op->name, op->type, alloc_extents, body);
+        for (size_t k = storages.size(); k-- > 0;) body = Allocate::make(storages[k], types[k], alloc_extents, body);
         // Descriptor variables: dense, in storage order.
         Expr stride = IntImm::make(Int(64), 1);
         std::vector<std::pair<std::string, Expr>> lets;
@@ -77,29 +82,52 @@ protected:
                 strides[size_t(order[k])] = wrong;
             }
         }
-        for (int i = 0; i < n; i++) {
-            std::string d = std::to_string(i);
-            lets.emplace_back(op->name + ".min." + d, op->bounds[size_t(i)].min);
-            lets.emplace_back(op->name + ".extent." + d, op->bounds[size_t(i)].extent);
-            lets.emplace_back(op->name + ".stride." + d, strides[size_t(i)]);
-        }
+        for (const std::string &name : storages)
+            for (int i = 0; i < n; i++) {
+                std::string d = std::to_string(i);
+                lets.emplace_back(name + ".min." + d, op->bounds[size_t(i)].min);
+                lets.emplace_back(name + ".extent." + d, op->bounds[size_t(i)].extent);
+                lets.emplace_back(name + ".stride." + d, strides[size_t(i)]);
+            }
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = LetStmt::make(it->first, it->second, body);
         return body;
     }
 
     Stmt visit(const Provide *op, const Stmt &self) override {
         (void)self;
-        Expr value = mutate(op->value);
         std::vector<Expr> args;
         for (const Expr &a : op->args) args.push_back(mutate(a));
-        return Store::make(op->name, value, index(op->name, args), mutate_provenance(op->provenance));
+        const std::vector<Expr> values = tuple_components(op->value);
+        if (values.size() == 1)
+            return Store::make(op->name, mutate(op->value), index(op->name, args), mutate_provenance(op->provenance));
+        // Every value is computed before any is stored: an update's values read the
+        // Func's values before it.
+        const std::vector<std::string> storages = value_storages(op->name, int(values.size()));
+        std::vector<Stmt> stores;
+        std::vector<std::pair<std::string, Expr>> computed;
+        for (size_t k = 0; k < values.size(); k++) {
+            const std::string name = storages[k] + ".value";
+            computed.emplace_back(name, mutate(values[k]));
+            std::shared_ptr<const Provenance> prov = mutate_provenance(op->provenance);
+            if (prov) {
+                auto own = std::make_shared<Provenance>(*prov);
+                own->value_index = int(k);
+                prov = own;
+            }
+            stores.push_back(Store::make(storages[k], Variable::make(values[k].type(), name), index(storages[k], args), prov));
+        }
+        Stmt s = Block::make(stores);
+        for (auto it = computed.rbegin(); it != computed.rend(); ++it) s = LetStmt::make(it->first, it->second, s);
+        return s;
     }
 
     Expr visit(const Call *op, const Expr &self) override {
         if (op->call_kind == CallKind::Intrinsic) return IRMutator::visit(op, self);
         std::vector<Expr> args;
         for (const Expr &a : op->args) args.push_back(mutate(a));
-        return Load::make(op->type, op->name, index(op->name, args));
+        const std::string buffer =
+            op->func && op->func->outputs() > 1 ? tuple_storage_name(op->name, op->value_index) : op->name;
+        return Load::make(op->type, buffer, index(buffer, args));
     }
 
     Stmt visit(const ProducerConsumer *op, const Stmt &self) override {
@@ -120,6 +148,14 @@ private:
     bool constant_extent_bound(const Expr &extent, int64_t &k) const {
         constexpr int64_t kMaxConstantExtent = 4096;
         return analysis::constant_upper_bound(extent, lets_, k) && k > 0 && k <= kMaxConstantExtent;
+    }
+
+    /** The storage of each value of a Func stored under `name` with `values` values. */
+    static std::vector<std::string> value_storages(const std::string &name, int values) {
+        if (values == 1) return {name};
+        std::vector<std::string> names;
+        for (int k = 0; k < values; k++) names.push_back(tuple_storage_name(name, k));
+        return names;
     }
 
     const FuncPlan *plan_of_storage(const std::string &name) const {
@@ -150,9 +186,41 @@ private:
 
 }  // namespace
 
+/** The output of a Func with several values is one buffer per value (f.0, f.1, ...), all
+ * over one window: the code before flattening reads the window as the output's (f.min.i,
+ * f.extent.i), here bound to the first buffer's, and every other buffer must have it. */
+Stmt bind_tuple_output_window(const FunctionData &out, Stmt s) {
+    const int values = out.outputs();
+    if (values == 1) return s;
+    const std::string first = tuple_storage_name(out.name, 0);
+    std::vector<Stmt> checks;
+    for (int k = 1; k < values; k++) {
+        const std::string other = tuple_storage_name(out.name, k);
+        for (int i = 0; i < out.dimensions(); i++) {
+            Expr same = And::make(EQ::make(buffer_min(other, i), buffer_min(first, i)),
+                                  EQ::make(buffer_extent(other, i), buffer_extent(first, i)));
+            checks.push_back(AssertStmt::make(
+                same, {StringImm::make("Output buffers \"" + first + "\" and \"" + other + "\" of Func \"" + out.name +
+                                       "\" (its values " + std::to_string(0) + " and " + std::to_string(k) +
+                                       ") must cover one window, but dimension " + std::to_string(i) + " of the first is ["),
+                       buffer_min(first, i), StringImm::make(", +"), buffer_extent(first, i),
+                       StringImm::make(") and of the other ["), buffer_min(other, i), StringImm::make(", +"),
+                       buffer_extent(other, i), StringImm::make(")")}));
+        }
+    }
+    checks.push_back(s);
+    s = Block::make(checks);
+    for (int i = out.dimensions(); i-- > 0;) {
+        const std::string d = std::to_string(i);
+        s = LetStmt::make(out.name + ".min." + d, buffer_min(first, i), s);
+        s = LetStmt::make(out.name + ".extent." + d, buffer_extent(first, i), s);
+    }
+    return s;
+}
+
 Stmt storage_flattening(const PipelinePlan &plan, Stmt s) {
     Flatten f(plan);
-    return f.mutate(s);
+    return bind_tuple_output_window(*plan.output, f.mutate(s));
 }
 
 }  // namespace tessera::lower

@@ -796,7 +796,13 @@ void run(const ir::LoweredPipeline &p, const std::vector<ArgValue> &args, const 
 }
 
 std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::shared_ptr<BufferData> output) {
+    return default_arguments(p, std::vector<std::shared_ptr<BufferData>>{std::move(output)});
+}
+
+std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
+                                        const std::vector<std::shared_ptr<BufferData>> &outputs) {
     std::vector<ArgValue> args;
+    size_t next_output = 0;
     for (const ir::PipelineArgument &a : p.args) {
         switch (a.kind) {
         case ir::PipelineArgument::Kind::InputBuffer:
@@ -814,7 +820,10 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::share
             args.push_back(ArgValue::of_param(*a.param));
             break;
         }
-        case ir::PipelineArgument::Kind::OutputBuffer: args.push_back(ArgValue::of_buffer(output)); break;
+        case ir::PipelineArgument::Kind::OutputBuffer:
+            TESSERA_INTERNAL_ASSERT(next_output < outputs.size(), "pipeline " << p.name << " has more outputs than given");
+            args.push_back(ArgValue::of_buffer(outputs[next_output++]));
+            break;
         }
     }
     return args;

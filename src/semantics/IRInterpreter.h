@@ -113,5 +113,9 @@ void run(const ir::LoweredPipeline &p, const std::vector<ArgValue> &args, const 
  * Buffer bound to each ImageParam, each Buffer read by the algorithm, and `output` for
  * the output buffer. */
 std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::shared_ptr<ir::BufferData> output);
+/** The same for a pipeline with several output buffers (a Func with several values), in
+ * the order of its output arguments. */
+std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
+                                        const std::vector<std::shared_ptr<ir::BufferData>> &outputs);
 
 }  // namespace tessera::semantics

@@ -124,14 +124,15 @@ void ProphecyChecker::compare(const std::string &buffer, int64_t index, const Pr
     }
     Scalar expected;
     try {
-        expected = oracle_->value(f, prov.stage, coords);
+        expected = oracle_->value(f, prov.stage, coords, prov.value_index);
     } catch (const RuntimeError &) {
         stats_.unknown++;
         return;
     }
     if (final_value) stats_.final_checked++;
     else stats_.checked++;
-    Scalar want = type == f->type ? expected : cast(type, f->type, expected);
+    const Type func_type = f->types().at(size_t(prov.value_index));
+    Scalar want = type == func_type ? expected : cast(type, func_type, expected);
     if (identical(type, value, want)) return;
 
     std::ostringstream msg;

@@ -130,6 +130,7 @@ struct Node {
     std::vector<Type> arg_types;
     std::vector<std::string> texts;  // Print: the strings among its parts (args -1), in order
     FuncState *callee = nullptr;
+    int value_index = 0;  // FuncCall, SelfCall: which of the callee's values (a Tuple's)
     const BufferData *image = nullptr;
 };
 
@@ -138,30 +139,35 @@ struct Program {
     int num_slots = 0;
 };
 
-/** One definition of a Func, ready to evaluate. */
+/** One definition of a Func, ready to evaluate. A Func with several values (a Tuple) has
+ * a program root and a store per value; an update computes them all from the values
+ * before it, then stores them all. */
 struct StageState {
     const Definition *def = nullptr;
     Program program;
-    int value_root = -1;
+    std::vector<int> value_roots;  // per value; empty for an undef pure definition
     std::vector<int> predicate_roots;
     std::vector<int> lhs_roots;        // per dimension; -1 for pure dimensions
     std::vector<int> pure_positions;   // dimensions whose LHS argument is a bare Var
     std::vector<int> rvar_slots;       // per RDom dimension
     std::vector<int32_t> rdom_min, rdom_extent;
     bool all_pure = true;
-    PointStore store;
+    std::vector<PointStore> stores;             // per value
     std::unordered_set<Key, KeyHash> replayed;  // slices already replayed (reduction dims)
     // The replay in progress, if any: self-reads consult it first.
-    PointStore *active_overlay = nullptr;
+    std::vector<PointStore> *active_overlay = nullptr;
     const int32_t *active_point = nullptr;  // all-pure stages: the single point
-    Scalar *active_value = nullptr;
+    std::vector<Scalar> *active_value = nullptr;
     const bool *active_undefined = nullptr;  // whether *active_value is still undef
-    explicit StageState(int dims) : store(dims) {}
+    StageState(int dims, int values) {
+        for (int k = 0; k < values; k++) stores.emplace_back(dims);
+    }
 };
 
 struct FuncState {
     const FunctionData *func = nullptr;
     int dims = 0;
+    int values = 1;  // values at each point (a Tuple's size)
     std::vector<std::unique_ptr<StageState>> stages;
 };
 
@@ -177,6 +183,7 @@ public:
             auto st = std::make_unique<FuncState>();
             st->func = f.get();
             st->dims = f->dimensions();
+            st->values = f->outputs();
             funcs_[f.get()] = st.get();
             states_.push_back(std::move(st));
         }
@@ -188,42 +195,61 @@ public:
         bindings_ = nullptr;  // everything that reads them has been compiled
     }
 
-    /** The value of `f` after definition `stage` at `c` (ReferenceOracle::value). */
-    Scalar query(const FunctionData *f, int stage, const int32_t *c) {
+    /** Value `index` of `f` after definition `stage` at `c` (ReferenceOracle::value). */
+    Scalar query(const FunctionData *f, int stage, const int32_t *c, int index) {
         auto it = funcs_.find(f);
         TESSERA_INTERNAL_ASSERT(it != funcs_.end(),
                                 "Func \"" << (f ? f->name : "") << "\" is not part of the pipeline");
         FuncState &st = *it->second;
         TESSERA_INTERNAL_ASSERT(stage >= 0 && stage < int(st.stages.size()),
                                 "Func \"" << f->name << "\" has no definition " << stage);
+        TESSERA_INTERNAL_ASSERT(index >= 0 && index < st.values, "Func \"" << f->name << "\" has no value " << index);
         int32_t point[kMaxDims] = {};
         for (int i = 0; i < st.dims; i++) point[i] = c[i];
-        return stage_value(st, stage, point);
+        return stage_value(st, stage, point, index);
     }
 
-    void realize_into(BufferData &dst) {
+    /** The output's values over the window of dst[0], one buffer per value (each of that
+     * window). */
+    void realize_into(const std::vector<BufferData *> &dsts) {
         const FunctionData &f = *output_->func;
-        if (dst.type != f.type)
-            throw RuntimeError("Cannot realize Func \"" + f.name + "\" of type " + f.type.to_string() +
-                               " into Buffer " + dst.name + " of type " + dst.type.to_string());
-        if (int(dst.dims.size()) != f.dimensions())
-            throw RuntimeError("Cannot realize Func \"" + f.name + "\" with " + std::to_string(f.dimensions()) +
-                               " dimensions into Buffer " + dst.name + " with " + std::to_string(dst.dims.size()));
+        const std::vector<Type> types = f.types();
+        if (dsts.size() != types.size())
+            throw RuntimeError("Cannot realize Func \"" + f.name + "\", which has " + std::to_string(types.size()) +
+                               " value(s) at each point, into " + std::to_string(dsts.size()) + " Buffer(s)");
+        for (size_t k = 0; k < dsts.size(); k++) {
+            const BufferData &dst = *dsts[k];
+            const std::string which = types.size() > 1 ? " value " + std::to_string(k) + " of" : "";
+            if (dst.type != types[k])
+                throw RuntimeError("Cannot realize" + which + " Func \"" + f.name + "\" of type " +
+                                   types[k].to_string() + " into Buffer " + dst.name + " of type " + dst.type.to_string());
+            if (int(dst.dims.size()) != f.dimensions())
+                throw RuntimeError("Cannot realize Func \"" + f.name + "\" with " + std::to_string(f.dimensions()) +
+                                   " dimensions into Buffer " + dst.name + " with " + std::to_string(dst.dims.size()));
+            for (size_t i = 0; i < dst.dims.size(); i++)
+                if (dst.dims[i].min != dsts[0]->dims[i].min || dst.dims[i].extent != dsts[0]->dims[i].extent)
+                    throw RuntimeError("Cannot realize the values of Func \"" + f.name + "\" into Buffers " +
+                                       dsts[0]->name + " and " + dst.name + ", whose windows differ in dimension " +
+                                       std::to_string(i));
+        }
         const int n = f.dimensions();
+        const BufferData &window = *dsts[0];
         for (int i = 0; i < n; i++)
-            if (dst.dims[i].extent == 0) return;  // empty window
+            if (window.dims[i].extent == 0) return;  // empty window
         int32_t c[kMaxDims] = {};
-        for (int i = 0; i < n; i++) c[i] = dst.dims[i].min;
-        const int bytes = dst.type.bytes();
+        for (int i = 0; i < n; i++) c[i] = window.dims[i].min;
         while (true) {
-            Scalar v = value_of(*output_, c);
-            int64_t off = 0;
-            for (int i = 0; i < n; i++) off += int64_t(c[i] - dst.dims[i].min) * dst.dims[i].stride;
-            store_scalar(dst.type, dst.host + off * bytes, v);
+            for (size_t k = 0; k < dsts.size(); k++) {
+                BufferData &dst = *dsts[k];
+                Scalar v = value_of(*output_, c, int(k));
+                int64_t off = 0;
+                for (int i = 0; i < n; i++) off += int64_t(c[i] - dst.dims[i].min) * dst.dims[i].stride;
+                store_scalar(dst.type, dst.host + off * dst.type.bytes(), v);
+            }
             int d = 0;
             while (d < n) {
-                if (++c[d] < dst.dims[d].min + dst.dims[d].extent) break;
-                c[d] = dst.dims[d].min;
+                if (++c[d] < window.dims[d].min + window.dims[d].extent) break;
+                c[d] = window.dims[d].min;
                 d++;
             }
             if (d == n) break;
@@ -360,10 +386,12 @@ private:
             } else if (c->func.get() == scope.self) {
                 n.op = Op::SelfCall;
                 n.callee = funcs_.at(c->func.get());
+                n.value_index = c->value_index;
                 n.slot = scope.stage_index;  // the update whose replay this reads
             } else {
                 n.op = Op::FuncCall;
                 n.callee = funcs_.at(c->func.get());
+                n.value_index = c->value_index;
             }
             return add(p, n);
         }
@@ -435,7 +463,7 @@ private:
         const FunctionData &f = *st.func;
         for (size_t s = 0; s < f.definitions.size(); s++) {
             const Definition &d = f.definitions[s];
-            auto stage = std::make_unique<StageState>(st.dims);
+            auto stage = std::make_unique<StageState>(st.dims, st.values);
             stage->def = &d;
             Scope scope;
             scope.self = s > 0 ? &f : nullptr;
@@ -468,7 +496,8 @@ private:
             }
             for (const Expr &pred : d.predicates) stage->predicate_roots.push_back(compile(p, scope, pred));
             // An undef pure definition has no program: reading it is an error (stage_value).
-            if (!is_undef(d.value)) stage->value_root = compile(p, scope, d.value);
+            if (!is_undef(d.value))
+                for (const Expr &v : tuple_components(d.value)) stage->value_roots.push_back(compile(p, scope, v));
             st.stages.push_back(std::move(stage));
         }
     }
@@ -557,36 +586,36 @@ private:
         case Op::FuncCall: {
             int32_t c[kMaxDims] = {};
             for (size_t k = 0; k < n.args.size(); k++) c[k] = int32_t(eval(p, n.args[k], slots).i);
-            return value_of(*n.callee, c);
+            return value_of(*n.callee, c, n.value_index);
         }
         case Op::SelfCall: {
             int32_t c[kMaxDims] = {};
             for (size_t k = 0; k < n.args.size(); k++) c[k] = int32_t(eval(p, n.args[k], slots).i);
-            return self_value(*n.callee, n.slot, c);
+            return self_value(*n.callee, n.slot, c, n.value_index);
         }
         }
         TESSERA_INTERNAL_ERROR("bad interpreter node");
     }
 
-    /** The final value of a Func at a point. */
-    Scalar value_of(FuncState &f, const int32_t *c) {
-        return stage_value(f, int(f.stages.size()) - 1, c);
+    /** Value `k` of a Func at a point, finally. */
+    Scalar value_of(FuncState &f, const int32_t *c, int k) {
+        return stage_value(f, int(f.stages.size()) - 1, c, k);
     }
 
     /** A self-reference inside the update being replayed: the value written so far in
      * this replay, else the previous definition's value. */
-    Scalar self_value(FuncState &f, int s, const int32_t *c) {
+    Scalar self_value(FuncState &f, int s, const int32_t *c, int k) {
         StageState &active = *f.stages[size_t(s)];
         if (active.active_point) {
             if (std::memcmp(active.active_point, c, sizeof(int32_t) * size_t(f.dims)) == 0) {
                 if (*active.active_undefined) throw undefined_at(f, c);
-                return *active.active_value;
+                return (*active.active_value)[size_t(k)];
             }
         } else if (active.active_overlay) {
             Scalar v;
-            if (active.active_overlay->get(c, v)) return v;
+            if ((*active.active_overlay)[size_t(k)].get(c, v)) return v;
         }
-        return stage_value(f, s - 1, c);
+        return stage_value(f, s - 1, c, k);
     }
 
     template<typename F>
@@ -628,25 +657,54 @@ private:
                               "): its pure definition is undef and no update writes that point");
     }
 
-    Scalar stage_value(FuncState &f, int s, const int32_t *c) {
+    /** Every value of stage s at c: evaluated from the values before it, then all
+     * stored. */
+    std::vector<Scalar> evaluate_values(StageState &st, Scalar *slots) {
+        std::vector<Scalar> values;
+        for (int root : st.value_roots) values.push_back(eval(st.program, root, slots));
+        return values;
+    }
+
+    /** The values of f before stage s (s >= 1) at c. */
+    std::vector<Scalar> previous_values(FuncState &f, int s, const int32_t *c) {
+        std::vector<Scalar> values;
+        for (int k = 0; k < f.values; k++) values.push_back(stage_value(f, s - 1, c, k));
+        return values;
+    }
+
+    void store_values(StageState &st, const int32_t *c, const std::vector<Scalar> &values) {
+        for (size_t k = 0; k < values.size(); k++) st.stores[k].put(c, values[k]);
+    }
+
+    Scalar stage_value(FuncState &f, int s, const int32_t *c, int k) {
         StageState &st = *f.stages[size_t(s)];
         Scalar v;
-        if (st.store.get(c, v)) return v;
+        if (st.stores[size_t(k)].get(c, v)) return v;
+        compute_point(f, s, c);
+        const bool stored = st.stores[size_t(k)].get(c, v);
+        TESSERA_INTERNAL_ASSERT(stored, "the reference interpreter computed no value of " << f.func->name);
+        return v;
+    }
+
+    /** Computes and stores every value of stage s at c (an update over reduction
+     * dimensions: of the whole slice through c). */
+    void compute_point(FuncState &f, int s, const int32_t *c) {
+        StageState &st = *f.stages[size_t(s)];
         std::vector<Scalar> slots(size_t(std::max(st.program.num_slots, 1)));
         for (int i : st.pure_positions) slots[size_t(i)] = make_int(c[i]);
         if (s == 0) {
-            if (st.value_root < 0) throw undefined_at(f, c);
-            v = eval(st.program, st.value_root, slots.data());
-            st.store.put(c, v);
-            return v;
+            if (st.value_roots.empty()) throw undefined_at(f, c);
+            store_values(st, c, evaluate_values(st, slots.data()));
+            return;
         }
         if (st.all_pure) {
             // The update writes only at the query point: replay its RDom there. The value
             // before it may be undef, as long as an iteration overwrites it before it is
             // read.
             bool undefined = false;
+            std::vector<Scalar> values(size_t(f.values));
             try {
-                v = stage_value(f, s - 1, c);
+                values = previous_values(f, s, c);
             } catch (const UndefinedValue &) {
                 undefined = true;
             }
@@ -656,12 +714,12 @@ private:
             auto *saved_value = st.active_value;
             auto *saved_undefined = st.active_undefined;
             st.active_point = point;
-            st.active_value = &v;
+            st.active_value = &values;
             st.active_undefined = &undefined;
             try {
                 for_each_rdom_point(st, slots.data(), [&] {
                     if (!predicates_hold(st, slots.data())) return;
-                    v = eval(st.program, st.value_root, slots.data());
+                    values = evaluate_values(st, slots.data());
                     undefined = false;
                 });
             } catch (...) {
@@ -674,14 +732,15 @@ private:
             st.active_value = saved_value;
             st.active_undefined = saved_undefined;
             if (undefined) throw undefined_at(f, c);
-            st.store.put(c, v);
-            return v;
+            store_values(st, c, values);
+            return;
         }
         // Reduction dimensions: replay the whole slice (fixed pure coordinates) once.
         Key slice;
         for (int i : st.pure_positions) slice.c[size_t(i)] = c[i];
         if (!st.replayed.count(slice)) {
-            PointStore overlay(f.dims);
+            std::vector<PointStore> overlay;
+            for (int k = 0; k < f.values; k++) overlay.emplace_back(f.dims);
             auto *saved = st.active_overlay;
             st.active_overlay = &overlay;
             try {
@@ -692,21 +751,21 @@ private:
                         point[i] = st.lhs_roots[size_t(i)] < 0
                                        ? c[i]
                                        : int32_t(eval(st.program, st.lhs_roots[size_t(i)], slots.data()).i);
-                    Scalar value = eval(st.program, st.value_root, slots.data());
-                    overlay.put(point, value);
+                    const std::vector<Scalar> values = evaluate_values(st, slots.data());
+                    for (size_t k = 0; k < values.size(); k++) overlay[k].put(point, values[k]);
                 });
             } catch (...) {
                 st.active_overlay = saved;
                 throw;
             }
             st.active_overlay = saved;
-            overlay.for_each([&](const int32_t *p, Scalar value) { st.store.put(p, value); });
+            for (size_t k = 0; k < overlay.size(); k++)
+                overlay[k].for_each([&](const int32_t *p, Scalar value) { st.stores[k].put(p, value); });
             st.replayed.insert(slice);
-            if (st.store.get(c, v)) return v;
+            Scalar v;
+            if (st.stores[0].get(c, v)) return;
         }
-        v = stage_value(f, s - 1, c);
-        st.store.put(c, v);
-        return v;
+        store_values(st, c, previous_values(f, s, c));
     }
 
     std::vector<std::unique_ptr<FuncState>> states_;
@@ -729,22 +788,33 @@ ReferenceOracle::ReferenceOracle(const std::shared_ptr<FunctionData> &output, co
 
 ReferenceOracle::~ReferenceOracle() = default;
 
-Scalar ReferenceOracle::value(const FunctionData *f, int stage, const int32_t *coords) {
-    return impl_->interp.query(f, stage, coords);
+Scalar ReferenceOracle::value(const FunctionData *f, int stage, const int32_t *coords, int value_index) {
+    return impl_->interp.query(f, stage, coords, value_index);
 }
 
-std::shared_ptr<BufferData> reference_realize(const std::shared_ptr<FunctionData> &f, const std::vector<int> &sizes) {
+std::vector<std::shared_ptr<BufferData>> reference_realize(const std::shared_ptr<FunctionData> &f,
+                                                           const std::vector<int> &sizes) {
     ir::check_realize_sizes(*f, sizes);
     Interpreter interp(f);
-    auto dst = tessera::detail::make_buffer(f->type, sizes, f->name);
-    interp.realize_into(*dst);
-    return dst;
+    std::vector<std::shared_ptr<BufferData>> dsts;
+    std::vector<BufferData *> raw;
+    for (const Type &t : f->types()) {
+        dsts.push_back(tessera::detail::make_buffer(t, sizes, f->name));
+        raw.push_back(dsts.back().get());
+    }
+    interp.realize_into(raw);
+    return dsts;
 }
 
-void reference_realize_into(const std::shared_ptr<FunctionData> &f, const std::shared_ptr<BufferData> &dst) {
-    if (!dst) throw RuntimeError("realize of Func \"" + f->name + "\" into an undefined Buffer");
+void reference_realize_into(const std::shared_ptr<FunctionData> &f,
+                            const std::vector<std::shared_ptr<BufferData>> &dsts) {
+    std::vector<BufferData *> raw;
+    for (const auto &d : dsts) {
+        if (!d) throw RuntimeError("realize of Func \"" + f->name + "\" into an undefined Buffer");
+        raw.push_back(d.get());
+    }
     Interpreter interp(f);
-    interp.realize_into(*dst);
+    interp.realize_into(raw);
 }
 
 }  // namespace tessera::semantics

@@ -15,13 +15,15 @@ namespace tessera::semantics {
 
 using ir::Scalar;
 
-/** Values of `f` over [0, sizes[0]) x ...; a new buffer of f's type. */
-std::shared_ptr<ir::BufferData> reference_realize(const std::shared_ptr<ir::FunctionData> &f,
-                                                  const std::vector<int> &sizes);
+/** Values of `f` over [0, sizes[0]) x ...; a new buffer of each of f's types (one per
+ * value of a Tuple). */
+std::vector<std::shared_ptr<ir::BufferData>> reference_realize(const std::shared_ptr<ir::FunctionData> &f,
+                                                               const std::vector<int> &sizes);
 
-/** Values of `f` over the window of `dst` (whose mins may be non-zero), stored in dst. */
+/** Values of `f` over the window of `dsts` (whose mins may be non-zero), stored in them:
+ * one buffer per value of f, all of one window. */
 void reference_realize_into(const std::shared_ptr<ir::FunctionData> &f,
-                            const std::shared_ptr<ir::BufferData> &dst);
+                            const std::vector<std::shared_ptr<ir::BufferData>> &dsts);
 
 /** Values that replace, for one oracle, what the algorithm objects currently hold: the
  * value of a Param, the Buffer bound to an ImageParam, the memory of a Buffer read by the
@@ -45,11 +47,12 @@ public:
     ReferenceOracle(const ReferenceOracle &) = delete;
     ReferenceOracle &operator=(const ReferenceOracle &) = delete;
 
-    /** The value of `f` (the output or a Func it depends on) at `coords` (f->dimensions()
-     * entries) after definition `stage`: 0 = the pure definition, k = after update k-1.
+    /** Value `value_index` (0 unless f is a Tuple) of `f` (the output or a Func it
+     * depends on) at `coords` (f->dimensions() entries) after definition `stage`: 0 = the
+     * pure definition, k = after update k-1.
      * Throws RuntimeError if the reference semantics of that value reads an input out of
      * bounds (docs/semantics.md §9); InternalError for an unknown Func or stage. */
-    Scalar value(const ir::FunctionData *f, int stage, const int32_t *coords);
+    Scalar value(const ir::FunctionData *f, int stage, const int32_t *coords, int value_index = 0);
 
 private:
     struct Impl;

@@ -20,6 +20,7 @@
 
 #include "ir/IR.h"
 #include "ir/Function.h"
+#include "lang/Definitions.h"
 #include "lower/Pipeline.h"
 #include "text/Lexer.h"
 
@@ -476,11 +477,24 @@ private:
         Expr value = expr();
         api(op, [&] {
             FuncRef ref = f(args);
-            if (op.text == "=") ref = value;
-            else if (op.text == "+=") ref += value;
-            else if (op.text == "-=") ref -= value;
-            else if (op.text == "*=") ref *= value;
-            else ref /= value;
+            if (op.text == "=") {
+                ref = value;
+            } else if (const std::vector<Expr> values = ir::tuple_components(value); values.size() > 1) {
+                // f(x) += tuple(a, b): each value of a Func with several.
+                const Tuple t(values);
+                if (op.text == "+=") ref += t;
+                else if (op.text == "-=") ref -= t;
+                else if (op.text == "*=") ref *= t;
+                else ref /= t;
+            } else if (op.text == "+=") {
+                ref += value;
+            } else if (op.text == "-=") {
+                ref -= value;
+            } else if (op.text == "*=") {
+                ref *= value;
+            } else {
+                ref /= value;
+            }
             return 0;
         });
     }
@@ -845,7 +859,7 @@ private:
             "fract", "is_nan", "is_inf", "is_finite", "lerp", "fast_exp", "fast_log", "fast_pow", "fast_inverse",
             "fast_inverse_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_not", "shift_left", "shift_right", "popcount", "count_leading_zeros", "count_trailing_zeros",
-            "random_hash", "print", "print_when", "require",
+            "random_hash", "print", "print_when", "require", "tuple", "argmin", "argmax",
             "cast", "reinterpret", "undef", "true", "false"};
         return names.count(n) > 0 || inline_reduction(n);
     }
@@ -974,7 +988,8 @@ private:
         if (builtin(n)) {
             // sum(r, e) and the other inline reductions name an RDom first.
             std::optional<RDom> over;
-            if (inline_reduction(n) && is("(") && peek(1).kind == Tok::Ident && rdoms_.count(peek(1).text) && is(",", 2))
+            if ((inline_reduction(n) || n == "argmin" || n == "argmax") && is("(") && peek(1).kind == Tok::Ident &&
+                rdoms_.count(peek(1).text) && is(",", 2))
                 over = rdoms_[peek(1).text];
             std::vector<Expr> a;
             if (over) {
@@ -1006,6 +1021,14 @@ private:
             if (!is("(")) fail(t, "Func '" + n + "' is used without coordinates; write " + n + "(...)");
             std::vector<Expr> a = call_args();
             const Func &f = funcs_[n];
+            if (is("[")) {
+                // f(...)[i]: value i of a Func with several (a Tuple).
+                const Token open = next();
+                const Token index = next();
+                if (index.kind != Tok::Int) fail(index, "expected the index of one of " + n + "'s values, found " + describe(index));
+                expect("]", "after the index of the value");
+                return api(open, [&]() -> Expr { return f(a)[int(index.u)]; });
+            }
             return api(t, [&]() -> Expr { return f(a); });
         }
         if (inputs_.count(n)) {
@@ -1142,9 +1165,25 @@ private:
         }
         if (n == "select") {
             if (a.size() < 3 || a.size() % 2 == 0) fail(t, "select takes (condition, value, ..., default)");
+            const bool tuples = ir::tuple_components(a.back()).size() > 1;
+            if (tuples) {
+                // select on tuples: value by value.
+                Tuple e(ir::tuple_components(a.back()));
+                for (size_t i = a.size() - 1; i >= 2; i -= 2)
+                    e = select(a[i - 2], Tuple(ir::tuple_components(a[i - 1])), e);
+                return lang::tuple_value(e);
+            }
             Expr e = a.back();
             for (size_t i = a.size() - 1; i >= 2; i -= 2) e = select(a[i - 2], a[i - 1], e);
             return e;
+        }
+        if (n == "tuple") return lang::tuple_value(Tuple(a));
+        if (n == "argmin" || n == "argmax") {
+            // (e) over the RDom e uses, or (r, e) over a named RDom: a tuple of the RDom's
+            // coordinates and the value.
+            arity(1);
+            if (n == "argmin") return lang::tuple_value(over ? argmin(*over, a[0], n) : argmin(a[0], n));
+            return lang::tuple_value(over ? argmax(*over, a[0], n) : argmax(a[0], n));
         }
         if (const InlineReduction *r = inline_reduction(n)) {
             // (e) over the RDom e uses, or (r, e) over a named RDom.

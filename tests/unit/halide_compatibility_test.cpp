@@ -458,6 +458,60 @@ TEST(HalideCompatibility, PipelinesOfSeveralOutputs) {
     EXPECT_THROW(Pipeline({sum_of, sum_of}), CompileError);
 }
 
+TEST(HalideCompatibility, TuplesAndArgReductions) {
+    // As Halide's tutorial on Tuples writes them.
+    Var x("x"), y("y");
+    Func multi_valued("multi_valued");
+    multi_valued(x, y) = Tuple(x + y, sin(x * y));
+    EXPECT_EQ(multi_valued.outputs(), 2);
+    EXPECT_EQ(multi_valued.output_types()[1], Float(32));
+    Realization r = multi_valued.realize({8, 6});
+    Buffer<int32_t> im0 = r[0];
+    Buffer<float> im1 = r[1];
+    EXPECT_EQ(im0(3, 2), 5);
+    EXPECT_EQ(im1(3, 2), sinf(6.0f));
+
+    // A Tuple reduction: the position and value of the maximum, by hand and by argmax.
+    Func input_func("input_func");
+    input_func(x) = sin(x);
+    Func arg_max("arg_max");
+    arg_max() = Tuple(0, input_func(0));
+    RDom r1(1, 99);
+    Expr old_index = arg_max()[0], old_max = arg_max()[1];
+    Expr new_index = select(old_max < input_func(r1), r1, old_index);
+    Expr new_max = max(input_func(r1), old_max);
+    arg_max() = Tuple(new_index, new_max);
+    Func by_argmax("by_argmax");
+    RDom r2(0, 100);
+    by_argmax() = argmax(input_func(r2));
+    Func by_argmin("by_argmin");
+    by_argmin() = Tuple(argmin(r2, input_func(r2)));
+    Realization a = arg_max.realize(std::vector<int>{}), b = by_argmax.realize(std::vector<int>{});
+    Realization c = by_argmin.realize(std::vector<int>{});
+    int best = 0, worst = 0;
+    for (int i = 1; i < 100; i++) {
+        if (std::sin(float(i)) > std::sin(float(best))) best = i;
+        if (std::sin(float(i)) < std::sin(float(worst))) worst = i;
+    }
+    EXPECT_EQ(Buffer<int32_t>(a[0])(), best);
+    EXPECT_EQ(Buffer<int32_t>(b[0])(), best);
+    EXPECT_EQ(Buffer<float>(b[1])(), Buffer<float>(a[1])());
+    EXPECT_EQ(Buffer<int32_t>(c[0])(), worst);
+
+    // Tuples of a user-defined kind: complex numbers, squared by a Tuple update.
+    Func complex_sq("complex_sq");
+    complex_sq(x, y) = Tuple(cast<float>(x) / 4.0f, cast<float>(y) / 4.0f);
+    Tuple z = Tuple(complex_sq(x, y));
+    complex_sq(x, y) = Tuple(z[0] * z[0] - z[1] * z[1], 2.0f * z[0] * z[1]);
+    Pipeline p({complex_sq, multi_valued});
+    Realization both = p.realize({4, 4});
+    ASSERT_EQ(both.size(), 4u);
+    EXPECT_EQ(Buffer<float>(both[0])(3, 1), 0.75f * 0.75f - 0.25f * 0.25f);
+    EXPECT_EQ(Buffer<float>(both[1])(3, 1), 2.0f * 0.75f * 0.25f);
+    Realization reference = complex_sq.realize_reference({4, 4});
+    for (int k = 0; k < 2; k++) EXPECT_EQ(compare_window(both[size_t(k)], reference[size_t(k)], {0, 0}, {4, 4}), "");
+}
+
 TEST(HalideCompatibility, VariablesDomainsAndParameters) {
     Var x, y("y");
     Func f("f");

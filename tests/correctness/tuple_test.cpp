@@ -1,0 +1,216 @@
+// Tuples: Funcs with several values at each point (docs/semantics.md §12). Compiled code,
+// the IR interpreter (with the prophecy check, value by value) and the reference
+// interpreter agree on pure Tuples, Tuple reductions (argmin, argmax, a running sum with
+// its count), Tuples computed at a consumer's loop, vectorized and parallel, read by other
+// Funcs, and realized as the output; what a Tuple may not do is a CompileError with the
+// user's names.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <tessera/tessera.h>
+
+#include "lower/Lower.h"
+#include "semantics/IRInterpreter.h"
+#include "support/differential.h"
+
+using namespace tessera;
+using tessera::testing::differential::compare_window;
+
+namespace {
+
+Buffer<float> test_input(int w, int h) {
+    Buffer<float> b(std::vector<int>{w, h}, "tuple_in");
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) b(x, y) = float((x * 37 + y * 101 + (x * y) % 13) % 97) - 40.0f;
+    return b;
+}
+
+/** Every value of f over [0, sizes): compiled, then through the IR interpreter with the
+ * prophecy check, each against the reference interpreter bit for bit. */
+void expect_matches_reference(const Func &f, const std::vector<int> &sizes) {
+    const Realization reference = f.realize_reference(sizes);
+    const Realization compiled = f.realize(sizes);
+    ASSERT_EQ(compiled.size(), reference.size());
+    const std::vector<int> mins(sizes.size(), 0);
+    for (size_t k = 0; k < reference.size(); k++)
+        EXPECT_EQ(compare_window(compiled[k], reference[k], mins, sizes), "") << "value " << k << " of " << f.name();
+
+    std::vector<std::shared_ptr<ir::BufferData>> outputs;
+    std::vector<Buffer<>> interpreted;
+    for (const Type &t : f.types()) {
+        interpreted.emplace_back(t, sizes);
+        outputs.push_back(interpreted.back().data_handle());
+    }
+    semantics::RunOptions options;
+    options.prophecy = true;
+    options.reverse_parallel = true;
+    semantics::RunStats stats;
+    options.stats = &stats;
+    auto lowered = lower::lower(f.data());
+    semantics::run(lowered, semantics::default_arguments(lowered, outputs), options);
+    for (size_t k = 0; k < reference.size(); k++)
+        EXPECT_EQ(compare_window(interpreted[k], reference[k], mins, sizes), "") << "IR interpreter, value " << k;
+    EXPECT_GT(stats.prophecy.checked + stats.prophecy.final_checked, 0);
+}
+
+std::string compile_error_of(const std::function<void()> &f) {
+    try {
+        f();
+    } catch (const CompileError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(Tuple, PureTupleOfTwoTypes) {
+    Func f("pair");
+    Var x("x"), y("y");
+    f(x, y) = Tuple(x + y * 3, sin(cast<float>(x)) * cast<float>(y));
+    EXPECT_EQ(f.outputs(), 2);
+    EXPECT_EQ(f.types()[0], Int(32));
+    EXPECT_EQ(f.types()[1], Float(32));
+    expect_matches_reference(f, {9, 5});
+    Realization r = f.realize({4, 3});
+    Buffer<int32_t> first = r[0];
+    Buffer<float> second = r[1];
+    EXPECT_EQ(first(2, 1), 5);
+    EXPECT_EQ(second(3, 2), sinf(3.0f) * 2.0f);
+}
+
+TEST(Tuple, ArgminOfARowIsTheFirstMinimum) {
+    Buffer<float> in = test_input(37, 6);
+    Func arg("row_argmin");
+    Var y("y");
+    RDom r(0, 37, "r");
+    arg(y) = Tuple(0, in(0, y));
+    arg(y) = select(in(r, y) < arg(y)[1], Tuple(r.x, in(r, y)), Tuple(arg(y)[0], arg(y)[1]));
+    expect_matches_reference(arg, {6});
+    Realization out = arg.realize({6});
+    Buffer<int32_t> index = out[0];
+    Buffer<float> value = out[1];
+    for (int row = 0; row < 6; row++) {
+        int best = 0;
+        for (int x = 1; x < 37; x++)
+            if (in(x, row) < in(best, row)) best = x;
+        EXPECT_EQ(index(row), best) << "row " << row;
+        EXPECT_EQ(value(row), in(best, row));
+    }
+}
+
+TEST(Tuple, ArgmaxInlineReductionOverTwoDimensions) {
+    Buffer<float> in = test_input(23, 17);
+    Func best("best");
+    RDom r(0, 23, 0, 17, "r");
+    best() = argmax(in(r.x, r.y));
+    ASSERT_EQ(best.outputs(), 3);  // r.x, r.y and the value
+    expect_matches_reference(best, {});
+    Realization out = best.realize(std::vector<int>{});
+    Buffer<int32_t> bx = out[0], by = out[1];
+    Buffer<float> bv = out[2];
+    int ex = 0, ey = 0;
+    for (int y = 0; y < 17; y++)
+        for (int x = 0; x < 23; x++)
+            if (in(x, y) > in(ex, ey)) ex = x, ey = y;
+    EXPECT_EQ(bx(), ex);
+    EXPECT_EQ(by(), ey);
+    EXPECT_EQ(bv(), in(ex, ey));
+}
+
+TEST(Tuple, ARunningSumAndCountUpdatedTogether) {
+    // Each value of the update reads both values before it: the count and the sum of the
+    // positive entries of a row, and a mean computed from them by a consumer.
+    Buffer<float> in = test_input(40, 12);
+    Func stats("stats"), mean("mean");
+    Var y("y");
+    RDom r(0, 40, "r");
+    stats(y) = Tuple(0, 0.0f);
+    stats(y) = select(in(r, y) > 0, Tuple(stats(y)[0] + 1, stats(y)[1] + in(r, y)), Tuple(stats(y)[0], stats(y)[1]));
+    mean(y) = stats(y)[1] / cast<float>(max(stats(y)[0], 1));
+    stats.compute_root();
+    expect_matches_reference(mean, {12});
+    expect_matches_reference(stats, {12});
+}
+
+TEST(Tuple, ComputedAtAConsumerLoopVectorizedAndParallel) {
+    Buffer<float> in = test_input(67, 29);
+    Func minmax("minmax"), range("range");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    minmax(x, y) = Tuple(min(in(x, y), in(x + 1, y)), max(in(x, y), in(x + 1, y)));
+    range(x, y) = minmax(x, y)[1] - minmax(x, y)[0] + minmax(x + 1, y)[1] - minmax(x + 1, y)[0];
+    range.split(x, xo, xi, 8).vectorize(xi).parallel(y);
+    minmax.compute_at(range, y).vectorize(x, 8);
+    expect_matches_reference(range, {64, 29});
+}
+
+TEST(Tuple, InlinedTupleIsSubstitutedValueByValue) {
+    Func polar("polar"), out("out");
+    Var x("x"), y("y");
+    polar(x, y) = Tuple(cast<float>(x * x + y * y), atan2(cast<float>(y), cast<float>(x) + 0.5f));
+    out(x, y) = polar(x, y)[0] * cos(polar(x, y)[1]);
+    expect_matches_reference(out, {13, 11});
+}
+
+TEST(Tuple, OutputTupleScheduledAndUpdatedWithTupleOperators) {
+    Func acc("acc");
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    RDom r(0, 5, "r");
+    acc(x, y) = Tuple(x, cast<uint8_t>(y));
+    acc(x, y) += Tuple(r.x * x, cast<uint8_t>(r.x + 250));
+    acc.split(y, yo, yi, 4).parallel(yo).vectorize(x, 8);
+    acc.update(0).vectorize(x, 8);
+    expect_matches_reference(acc, {21, 10});
+}
+
+TEST(Tuple, SlidingWindowOverATupleStoredPerStrip) {
+    Buffer<float> in = test_input(50, 40);
+    Func grad("grad"), mag("mag");
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    grad(x, y) = Tuple(in(x + 1, y) - in(x, y), in(x, y + 1) - in(x, y));
+    mag(x, y) = grad(x, y)[0] * grad(x, y)[0] + grad(x, y + 1)[1] * grad(x, y)[1];
+    mag.split(y, yo, yi, 8).parallel(yo);
+    grad.store_at(mag, yo).compute_at(mag, yi);
+    expect_matches_reference(mag, {48, 38});
+}
+
+TEST(Tuple, ATupleOfAFuncCopiesEveryValue) {
+    Func f("f"), g("g");
+    Var x("x");
+    f(x) = Tuple(x * 2, cast<int16_t>(x - 7));
+    g(x) = f(x + 1);  // a Func of two values: g has them too
+    EXPECT_EQ(g.outputs(), 2);
+    Func h("h");
+    h(x) = Tuple(f(x));
+    EXPECT_EQ(h.outputs(), 2);
+    expect_matches_reference(g, {10});
+    expect_matches_reference(h, {10});
+}
+
+TEST(Tuple, MisuseIsACompileErrorWithTheFuncsName) {
+    Func f("twovals"), g("user");
+    Var x("x");
+    f(x) = Tuple(x, x * 2.0f);
+    EXPECT_NE(compile_error_of([&] { g(x) = f(x) + 1; }).find("twovals"), std::string::npos);
+    EXPECT_NE(compile_error_of([&] { g(x) = f(x)[2]; }).find("no value 2"), std::string::npos);
+    EXPECT_NE(compile_error_of([&] { (void)f.type(); }).find("types()"), std::string::npos);
+    EXPECT_NE(compile_error_of([&] { f(x) = Tuple(x, x, x); }).find("the same number of values"), std::string::npos);
+    EXPECT_NE(compile_error_of([&] { f(x) = Tuple(x, x); }).find("value 1 of the Tuple has type int32"),
+              std::string::npos);
+    EXPECT_NE(compile_error_of([&] { f(x) += 1; }).find("Tuple"), std::string::npos);
+    EXPECT_NE(compile_error_of([&] { (void)select(x > 0, Tuple(x, x), Tuple(x, x, x)); }).find("different sizes"),
+              std::string::npos);
+    EXPECT_NE(compile_error_of([&] { (void)Tuple(std::vector<Expr>{}); }).find("at least one"), std::string::npos);
+    // Realizing into the wrong number of buffers is a RuntimeError that says how many.
+    try {
+        f.realize(Buffer<int32_t>(std::vector<int>{4}));
+        ADD_FAILURE() << "no error";
+    } catch (const RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("2 value(s)"), std::string::npos) << e.what();
+    }
+}
