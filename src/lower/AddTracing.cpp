@@ -13,7 +13,8 @@
 //
 // Run right after the loop nests are built, while stores and loads of Funcs still have
 // their coordinates (Provide and Call); the value is bound to a let so that the line and
-// the store use one evaluation of it. The ".0" is Halide's index of a Tuple's element.
+// the store use one evaluation of it. The ".0" is Halide's index of a Tuple's element: a
+// Func with several values writes a line per value (".0", ".1", ...).
 
 #include "ir/IRMutator.h"
 #include "tessera/IROperator.h"
@@ -37,9 +38,9 @@ Expr trace_call(const Expr &value, std::vector<Expr> parts) {
 /** "Begin pipeline out.0()" as a statement. */
 Stmt event(const std::string &line) { return Evaluate::make(trace_call(IntImm::make(Int(32), 0), {text(line)})); }
 
-/** The parts "name.0(" c_0 ", " c_1 ... ")". */
-std::vector<Expr> point(const std::string &func, const std::vector<Expr> &coords) {
-    std::vector<Expr> parts{text(func + ".0(")};
+/** The parts "name.k(" c_0 ", " c_1 ... ")" of value k. */
+std::vector<Expr> point(const std::string &func, const std::vector<Expr> &coords, int value_index = 0) {
+    std::vector<Expr> parts{text(func + "." + std::to_string(value_index) + "(")};
     for (size_t i = 0; i < coords.size(); i++) {
         if (i > 0) parts.push_back(text(", "));
         parts.push_back(coords[i]);
@@ -48,11 +49,11 @@ std::vector<Expr> point(const std::string &func, const std::vector<Expr> &coords
     return parts;
 }
 
-/** `value` written with the line "<what> func.0(coords) = value" when evaluated. */
+/** `value` written with the line "<what> func.k(coords) = value" when evaluated. */
 Expr traced_value(const std::string &what, const std::string &func, const std::vector<Expr> &coords, const Expr &value,
-                  const std::string &name) {
+                  const std::string &name, int value_index = 0) {
     const Expr v = Variable::make(value.type(), name);
-    std::vector<Expr> parts = point(func, coords);
+    std::vector<Expr> parts = point(func, coords, value_index);
     parts.insert(parts.begin(), text(what + " "));
     parts.push_back(text(" = "));
     parts.push_back(v);
@@ -70,8 +71,13 @@ protected:
         if (!p && plan_.funcs.back().func->name == op->name) p = &plan_.funcs.back();  // the output's final copy
         if (!p || !p->func->schedule.trace_stores) return s;
         const Provide *q = s->as<Provide>();
-        return Provide::make(q->name, traced_value("Store", p->func->name, q->args, q->value, p->prefix + ".stored"), q->args,
-                             q->provenance);
+        const std::vector<Expr> values = tuple_components(q->value);
+        std::vector<Expr> traced;
+        for (size_t k = 0; k < values.size(); k++)
+            traced.push_back(traced_value("Store", p->func->name, q->args, values[k],
+                                          p->prefix + ".stored" + (k ? "." + std::to_string(k) : ""), int(k)));
+        const Expr value = traced.size() == 1 ? traced[0] : Call::make_intrinsic(traced[0].type(), Intrinsic::Tuple, traced);
+        return Provide::make(q->name, value, q->args, q->provenance);
     }
     Expr visit(const Call *op, const Expr &self) override {
         Expr e = IRMutator::visit(op, self);
@@ -79,7 +85,7 @@ protected:
         const FuncPlan *p = plan_.find_storage(op->name);
         if (!p || !p->func->schedule.trace_loads) return e;
         const Call *c = as<Call>(e);
-        return traced_value("Load", p->func->name, c->args, e, p->prefix + ".loaded");
+        return traced_value("Load", p->func->name, c->args, e, p->prefix + ".loaded", c->value_index);
     }
     Stmt visit(const Realize *op, const Stmt &self) override {
         Stmt s = IRMutator::visit(op, self);

@@ -401,3 +401,43 @@ h.update(0).atomic().parallel(r.y)
         EXPECT_NE(std::string(e.what()).find("no override"), std::string::npos) << e.what();
     }
 }
+
+// Tuples: tuple(), f(...)[i], select on tuples, argmin and compound updates of every
+// value, printed back and equal to the reference; misuse names the file and line.
+TEST(TsrLanguage, Tuples) {
+    const std::string src = R"(rdom r(0, 24)
+func signal(x) = (x * 37 + 11) % 29 - 14
+func lowest(y) = argmin(signal(r.x + y))
+func stats(y) = tuple(0, 0)
+stats(y) = select(signal(r.x + y) > 0, tuple(stats(y)[0] + 1, stats(y)[1] + signal(r.x + y)), tuple(stats(y)[0], stats(y)[1]))
+stats(y) += tuple(1000, y)
+func out(y) = lowest(y)[0] * 10000 + lowest(y)[1] * 100 + stats(y)[0] + stats(y)[1]
+output out
+stats.compute_root().parallel(y)
+)";
+    Program p = parsed_round_trip(src, "tuples.tsr");
+    EXPECT_NE(print_program(p).find("tuple("), std::string::npos) << print_program(p);
+    Buffer<int32_t> out = p.output.realize({9});
+    auto signal = [](int x) { return (x * 37 + 11) % 29 - 14; };
+    for (int y = 0; y < 9; y++) {
+        int best = 0, count = 0, total = 0;
+        for (int x = 0; x < 24; x++) {
+            if (signal(x + y) < signal(best + y)) best = x;
+            if (signal(x + y) > 0) count++, total += signal(x + y);
+        }
+        EXPECT_EQ(out(y), best * 10000 + signal(best + y) * 100 + count + 1000 + total + y) << "y = " << y;
+    }
+    try {
+        parse_program("func f(x) = tuple(x, x)\nfunc g(x) = f(x) + 1\noutput g\n", "bad.tsr");
+        ADD_FAILURE() << "accepted a Tuple as an operand";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("bad.tsr:2:"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("f(...)[i]"), std::string::npos) << e.what();
+    }
+    try {
+        parse_program("func f(x) = tuple(x, x)\nfunc g(x) = f(x)[x]\noutput g\n", "bad.tsr");
+        ADD_FAILURE() << "accepted a computed index";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("bad.tsr:2:"), std::string::npos) << e.what();
+    }
+}

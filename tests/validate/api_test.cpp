@@ -198,6 +198,18 @@ TEST(ValidateApi, AnAtomicUpdateIsUnknownNeverProvedOrRefuted) {
     EXPECT_THAT(rep.to_string(), HasSubstr("atomic read-modify-write"));
 }
 
+TEST(ValidateApi, ATupleIsUnknownWithTheFuncsName) {
+    // One storage per value, which the model of the algorithm does not describe.
+    Var x("x");
+    RDom r(0, 30);
+    Func f("api_tuple");
+    f(x) = Tuple(x, x * 2);
+    f(x) = Tuple(f(x)[1] + r, f(x)[0]);
+    const ValidationReport rep = validate(f);
+    EXPECT_EQ(rep.verdict, Verdict::Unknown) << rep.to_string();
+    EXPECT_THAT(rep.to_string(), HasSubstr("Func \"api_tuple\" has 2 values at each point (a Tuple)"));
+}
+
 TEST(ValidateApi, AskingForValidationWithoutTheValidatorIsACompileError) {
     // As in a program that does not link the validator: no hook installed.
     const detail::ValidationHook installed = detail::validation_hook();

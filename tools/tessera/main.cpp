@@ -94,7 +94,8 @@ const std::map<std::string, std::string> kHelp = {
      "                      data as path:type:WxH[xC] (e.g. a.raw:float32:512x512)\n"
      "  --param NAME=VALUE  sets a parameter (default: the value the file gives)\n"
      "  --size W,H[,C]      the output's size (default: the first input's size)\n"
-     "  --output OUT        writes the result (.png, .ppm, .pgm, or .raw for any type)\n"
+     "  --output OUT        writes the result (.png, .ppm, .pgm, or .raw for any type);\n"
+     "                      an output with a Tuple writes each value, to OUT.0.png, ...\n"
      "  --runs N            how many timed runs (default 5); the median is printed\n"
      "  --reference         also runs the reference interpreter, prints its time, and\n"
      "                      checks the two results are identical\n"
@@ -541,14 +542,20 @@ int run(const Options &o, bool reference_only) {
         if (!reference_only && !validated(p, o)) return 1;
         Buffer<> first = bind(p, o);
         const std::vector<int> size = output_size(p, o, first);
-        Buffer<> result;
+        // One buffer per value of the output (several for a Tuple).
+        auto fresh_buffers = [&] {
+            std::vector<Buffer<>> buffers;
+            for (const Type &t : p.output.types()) buffers.emplace_back(t, size, p.output.name());
+            return Realization(buffers);
+        };
+        Realization result;
         if (!reference_only) {
             const Target target = o.target.empty() ? get_jit_target_from_environment() : Target(o.target);
             progress("compiling " + p.name);
             auto t0 = std::chrono::steady_clock::now();
             p.output.compile_jit(target);
             std::printf("compile: %.1f ms\n", ms_since(t0));
-            result = Buffer<>(p.output.type(), size, p.output.name());
+            result = fresh_buffers();
             std::vector<double> times;
             for (int r = 0; r < o.runs; r++) {
                 t0 = std::chrono::steady_clock::now();
@@ -562,13 +569,16 @@ int run(const Options &o, bool reference_only) {
         if (reference_only || o.reference) {
             progress("running the reference interpreter");
             auto t0 = std::chrono::steady_clock::now();
-            Buffer<> ref(p.output.type(), size, p.output.name());
+            Realization ref = fresh_buffers();
             p.output.realize_reference(ref);
             const double ms = ms_since(t0);
             std::printf("reference interpreter: %.1f ms\n", ms);
-            if (result.defined()) {
-                const size_t n = size_t(ref.number_of_elements()) * size_t(ref.type().bytes());
-                const bool same = std::memcmp(ref.data_handle()->host, result.data_handle()->host, n) == 0;
+            if (result.size() > 0) {
+                bool same = true;
+                for (size_t k = 0; k < ref.size(); k++) {
+                    const size_t n = size_t(ref[k].number_of_elements()) * size_t(ref[k].type().bytes());
+                    same = same && std::memcmp(ref[k].data_handle()->host, result[k].data_handle()->host, n) == 0;
+                }
                 std::printf("compiled and reference results: %s\n", same ? "identical" : "DIFFERENT");
                 if (!same) return 1;
             } else {
@@ -576,8 +586,20 @@ int run(const Options &o, bool reference_only) {
             }
         }
         if (!o.output.empty()) {
-            tool::write_image(result, o.output);
-            std::printf("wrote %s\n", o.output.c_str());
+            // A Tuple's values go to OUT with the value's index before the extension
+            // (out.0.png, out.1.png, ...).
+            for (size_t k = 0; k < result.size(); k++) {
+                std::string file = o.output;
+                if (result.size() > 1) {
+                    const size_t dot = file.rfind('.');
+                    const size_t slash = file.rfind('/');
+                    const std::string index = "." + std::to_string(k);
+                    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) file += index;
+                    else file.insert(dot, index);
+                }
+                tool::write_image(result[k], file);
+                std::printf("wrote %s\n", file.c_str());
+            }
         }
         return 0;
     });
