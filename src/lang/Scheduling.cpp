@@ -788,7 +788,7 @@ protected:
         Expr e = IRMutator::visit(op, self);
         const Call *c = as<Call>(e);
         if (c->call_kind != CallKind::Func || c->func.get() != from_) return e;
-        return Call::make_func(to_, c->args);
+        return Call::make_func(to_, c->args, c->value_index);
     }
 
 private:

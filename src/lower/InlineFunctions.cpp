@@ -98,11 +98,11 @@ protected:
         const Call *c = as<Call>(e);
         // An input wrapped by ImageParam::in(): its wrapper everywhere but in itself.
         if (c->call_kind == CallKind::Image && c->input && c->input->wrapper && c->input->wrapper.get() != &caller_)
-            return Call::make_func(c->input->wrapper, c->args);
+            return Call::make_func(c->input->wrapper, c->args, c->value_index);
         if (c->call_kind != CallKind::Func || c->func.get() == &caller_) return e;
         auto w = wrapper_for(*c->func, caller_);
         if (!w) return e;
-        return Call::make_func(w, c->args);
+        return Call::make_func(w, c->args, c->value_index);
     }
 
 private:

@@ -214,3 +214,16 @@ TEST(Tuple, MisuseIsACompileErrorWithTheFuncsName) {
         EXPECT_NE(std::string(e.what()).find("2 value(s)"), std::string::npos) << e.what();
     }
 }
+
+TEST(Tuple, WrappersAndClonesOfATupleKeepEachValue) {
+    Func f("tf"), g("tg"), h("th");
+    Var x("x"), y("y");
+    f(x, y) = Tuple(x * 3 - y, cast<float>(x + y) * 0.5f);
+    g(x, y) = f(x, y)[1] + cast<float>(f(x, y)[0]);
+    h(x, y) = f(x + 1, y)[0] * 2 + g(x, y);  // an int32 plus a float32: a float32
+    f.compute_root();
+    f.in(g).compute_at(g, y).vectorize(x, 4);
+    f.clone_in(h).compute_at(h, y);
+    g.compute_root();
+    expect_matches_reference(h, {11, 6});
+}
