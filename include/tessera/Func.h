@@ -327,6 +327,7 @@ public:
 
     // Ahead-of-time compilation. The generated function is
     //     int fn_name(<args in the order given>, tessera_buffer_t *output)
+    // (one output buffer per value, in order, for a Func with several values: a Tuple)
     // with each ImageParam and Buffer listed as a `const tessera_buffer_t *` and each Param
     // by value. Every Param and ImageParam the pipeline reads must be listed; Buffers it
     // reads but that are not listed are compiled into the code. fn_name defaults to the

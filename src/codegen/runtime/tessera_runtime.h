@@ -11,7 +11,8 @@
  *
  * that returns TESSERA_SUCCESS (0) or one of the error codes below. On an error it first
  * calls tessera_error_handler (if it is not null) with a message naming the offending
- * buffer or parameter, and it frees everything it allocated. It never aborts.
+ * buffer or parameter, and it frees everything it allocated. It never aborts. A Func with
+ * several values (a Tuple) takes one output buffer per value, in order.
  */
 #ifndef TESSERA_RUNTIME_H
 #define TESSERA_RUNTIME_H
