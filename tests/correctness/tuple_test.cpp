@@ -163,8 +163,8 @@ TEST(Tuple, OutputTupleScheduledAndUpdatedWithTupleOperators) {
     RDom r(0, 5, "r");
     acc(x, y) = Tuple(x, cast<uint8_t>(y));
     acc(x, y) += Tuple(r.x * x, cast<uint8_t>(r.x + 250));
-    acc.split(y, yo, yi, 4).parallel(yo).vectorize(x, 8);
-    acc.update(0).vectorize(x, 8);
+    acc.split(y, yo, yi, 4).parallel(yo).vectorize(x, 8).unroll(yi);
+    acc.update(0).vectorize(x, 8).unroll(r.x);
     expect_matches_reference(acc, {21, 10});
 }
 
