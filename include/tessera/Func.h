@@ -175,6 +175,7 @@ public:
     bool has_update_definition() const { return num_update_definitions() > 0; }
     /** The value and left-hand side arguments of update `i`. */
     Expr update_value(int i = 0) const;
+    Tuple update_values(int i = 0) const;
     std::vector<Expr> update_args(int i = 0) const;
 
     template<typename... Args>

@@ -328,7 +328,19 @@ Expr Func::value() const {
 
 int Func::num_update_definitions() const { return defined() ? int(data_->definitions.size()) - 1 : 0; }
 
-Expr Func::update_value(int i) const { return update(i), data_->definitions[i + 1].value; }
+Expr Func::update_value(int i) const {
+    update(i);
+    if (data_->outputs() > 1)
+        throw CompileError("Func \"" + data_->name + "\" has " + std::to_string(data_->outputs()) +
+                           " values at each point (a Tuple); take those of update " + std::to_string(i) +
+                           " with update_values(" + std::to_string(i) + ")");
+    return data_->definitions[size_t(i) + 1].value;
+}
+
+Tuple Func::update_values(int i) const {
+    update(i);
+    return Tuple(tuple_components(data_->definitions[size_t(i) + 1].value));
+}
 std::vector<Expr> Func::update_args(int i) const { return update(i), data_->definitions[i + 1].args; }
 
 FuncRef Func::operator()(const std::vector<Var> &args) const {
