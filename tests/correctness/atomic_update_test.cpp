@@ -18,6 +18,7 @@
 #include "ir/IRPrinter.h"
 #include "lower/Lower.h"
 #include "support/differential.h"
+#include "support/errors.h"
 
 using namespace tessera;
 
@@ -30,14 +31,7 @@ Buffer<uint8_t> test_image(int w, int h) {
     return b;
 }
 
-std::string message_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const CompileError &e) {
-        return e.what();
-    }
-    return "";
-}
+std::string message_of(const std::function<void()> &f) { return test::error_message<CompileError>(f); }
 
 }  // namespace
 

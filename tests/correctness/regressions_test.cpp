@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include <tessera/tessera.h>
+
+#include "support/errors.h"
 
 using namespace tessera;
 
@@ -14,12 +17,7 @@ namespace {
 
 template<typename F>
 std::string runtime_error_message(F &&f) {
-    try {
-        f();
-    } catch (const RuntimeError &e) {
-        return e.what();
-    }
-    return "";
+    return test::error_message<RuntimeError>(std::forward<F>(f));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "lower/Lower.h"
 #include "semantics/IRInterpreter.h"
 #include "support/differential.h"
+#include "support/errors.h"
 
 using namespace tessera;
 using tessera::testing::differential::compare_window;
@@ -59,14 +60,7 @@ void expect_matches_reference(const Func &f, const std::vector<int> &sizes) {
     EXPECT_GT(stats.prophecy.checked + stats.prophecy.final_checked, 0);
 }
 
-std::string compile_error_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const CompileError &e) {
-        return e.what();
-    }
-    return "";
-}
+std::string compile_error_of(const std::function<void()> &f) { return test::error_message<CompileError>(f); }
 
 }  // namespace
 
