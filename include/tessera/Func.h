@@ -107,11 +107,14 @@ private:
     std::shared_ptr<ir::StageSchedule> schedule_;
 };
 
+class FuncTupleElementRef;
+
 /** `f(args)`: a call when used as an Expr, a definition when assigned to. */
 class FuncRef {
 public:
     FuncRef(std::shared_ptr<ir::FunctionData> f, std::vector<Expr> args)
         : func_(std::move(f)), args_(std::move(args)) {}
+    FuncRef(const FuncRef &) = default;  // assignment defines the Func; copying copies the call
 
     /** Define f: the pure definition if f has none yet, otherwise an update. */
     Stage operator=(const Expr &e);
@@ -133,10 +136,13 @@ public:
 
     /** The call, for a Func with one value (CompileError for a Tuple: take f(x)[i]). */
     operator Expr() const;
-    /** Value i of a Func with several values (a Tuple), or value 0 of any Func. */
-    Expr operator[](int i) const;
+    /** Value i of a Func with several values (a Tuple), or value 0 of any Func: a call
+     * when used as an Expr, an update of that value alone when assigned to. */
+    FuncTupleElementRef operator[](int i) const;
     /** The number of values of the Func called (1 unless it is a Tuple). */
     size_t size() const;
+    /** The call of value i (CompileError naming the Func if there is none). */
+    Expr element(int i) const;
     const std::vector<Expr> &args() const { return args_; }
 
 private:
@@ -144,6 +150,26 @@ private:
     Stage update_with(int op, const Tuple &t);
     std::shared_ptr<ir::FunctionData> func_;
     std::vector<Expr> args_;
+};
+
+/** `f(args)[i]`: value i of a Func with several values (a Tuple). As an Expr, the call;
+ * assigned to, an update of that value alone: `f(x)[0] += 1` is
+ * `f(x) = Tuple(f(x)[0] + 1, f(x)[1], ...)`. */
+class FuncTupleElementRef {
+public:
+    FuncTupleElementRef(FuncRef ref, int index) : ref_(std::move(ref)), index_(index) {}
+    operator Expr() const;
+    Stage operator=(const Expr &e);
+    Stage operator+=(const Expr &e);
+    Stage operator-=(const Expr &e);
+    Stage operator*=(const Expr &e);
+    Stage operator/=(const Expr &e);
+    int index() const { return index_; }
+
+private:
+    Stage update_with(int op, const Expr &e);
+    FuncRef ref_;
+    int index_;
 };
 
 class Func {

@@ -203,6 +203,31 @@ Stage FuncRef::update_with(int op, const Tuple &t) {
     return lang::add_definition(func_, args_, lang::tuple_value(Tuple(values)));
 }
 
+FuncTupleElementRef::operator Expr() const { return ref_.element(index_); }
+
+Stage FuncTupleElementRef::update_with(int op, const Expr &e) {
+    const Expr self = ref_.element(index_);
+    if (!e.defined()) throw CompileError("value " + std::to_string(index_) + " of a Func is updated with an undefined Expr");
+    std::vector<Expr> values;
+    for (int k = 0; k < int(ref_.size()); k++) values.push_back(ref_.element(k));
+    const Expr rhs = op < 0 ? e : cast(self.type(), e);
+    switch (op) {
+    case 0: values[size_t(index_)] = self + rhs; break;
+    case 1: values[size_t(index_)] = self - rhs; break;
+    case 2: values[size_t(index_)] = self * rhs; break;
+    case 3: values[size_t(index_)] = self / rhs; break;
+    default: values[size_t(index_)] = rhs; break;
+    }
+    FuncRef ref = ref_;
+    return ref = Tuple(values);
+}
+
+Stage FuncTupleElementRef::operator=(const Expr &e) { return update_with(-1, e); }
+Stage FuncTupleElementRef::operator+=(const Expr &e) { return update_with(0, e); }
+Stage FuncTupleElementRef::operator-=(const Expr &e) { return update_with(1, e); }
+Stage FuncTupleElementRef::operator*=(const Expr &e) { return update_with(2, e); }
+Stage FuncTupleElementRef::operator/=(const Expr &e) { return update_with(3, e); }
+
 Stage FuncRef::operator+=(const Tuple &t) { return update_with(0, t); }
 Stage FuncRef::operator-=(const Tuple &t) { return update_with(1, t); }
 Stage FuncRef::operator*=(const Tuple &t) { return update_with(2, t); }
@@ -210,7 +235,12 @@ Stage FuncRef::operator/=(const Tuple &t) { return update_with(3, t); }
 
 size_t FuncRef::size() const { return func_ && func_->defined() ? size_t(func_->outputs()) : 1; }
 
-Expr FuncRef::operator[](int i) const {
+FuncTupleElementRef FuncRef::operator[](int i) const {
+    (void)element(i);  // checked here, where the user wrote it
+    return FuncTupleElementRef(*this, i);
+}
+
+Expr FuncRef::element(int i) const {
     if (!func_) throw CompileError("Call of an undefined Func handle");
     if (!func_->defined())
         throw CompileError("Func \"" + func_->name + "\" has no definition; cannot read its value " + std::to_string(i));

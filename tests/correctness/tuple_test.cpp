@@ -358,3 +358,26 @@ TEST(Tuple, RandomTupleUpdatesAndSchedulesEqualTheReference) {
         expect_matches_reference(out, {24, 12});
     }
 }
+
+TEST(Tuple, AssigningOneValueUpdatesItAlone) {
+    // f(x)[i] = e and f(x)[i] += e: an update of value i, the others unchanged.
+    Func f("one_value");
+    Var x("x");
+    RDom r(0, 6, "r");
+    f(x) = Tuple(x, cast<float>(x) * 0.5f, cast<uint8_t>(x + 200));
+    f(x)[1] = f(x)[1] + cast<float>(f(x)[0]);
+    f(x)[2] += cast<uint8_t>(r.x * 20);
+    f(r)[0] *= 3;
+    ASSERT_EQ(f.num_update_definitions(), 3);
+    expect_matches_reference(f, {9});
+    Realization out = f.realize({9});
+    Buffer<int32_t> a = out[0];
+    Buffer<float> b = out[1];
+    Buffer<uint8_t> c = out[2];
+    for (int i = 0; i < 9; i++) {
+        EXPECT_EQ(a(i), i < 6 ? 3 * i : i);
+        EXPECT_EQ(b(i), float(i) * 0.5f + float(i));
+        EXPECT_EQ(c(i), uint8_t(i + 200 + 20 * (0 + 1 + 2 + 3 + 4 + 5)));
+    }
+    EXPECT_NE(compile_error_of([&] { f(x)[3] = 1; }).find("no value 3"), std::string::npos);
+}
