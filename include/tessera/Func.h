@@ -11,6 +11,7 @@
 #include "tessera/Argument.h"
 #include "tessera/Buffer.h"
 #include "tessera/Expr.h"
+#include "tessera/ExternFuncArgument.h"
 #include "tessera/IROperator.h"
 #include "tessera/RDom.h"
 #include "tessera/Realization.h"
@@ -193,6 +194,23 @@ public:
     std::vector<Type> output_types() const { return types(); }
     /** The number of values at each point: 1, or the size of the Func's Tuple. */
     int outputs() const;
+    /** Define the Func by a C function, as Halide's define_extern (docs/semantics.md §7.6):
+     *     extern "C" int function_name(tessera_buffer_t *input..., <scalar>...,
+     *                                  tessera_buffer_t *output)
+     * with `params` in order (Funcs, Buffers and ImageParams as buffers, Exprs by value),
+     * over `dimensionality` dimensions (or the Vars given) of type t. The function is
+     * found in the process (export it: link the program with -rdynamic, or load its library
+     * RTLD_GLOBAL). Realize computes the Func with it before the pipeline that reads it,
+     * over the region that pipeline reads; compile_to_* of such a pipeline is a
+     * CompileError (the JIT only). */
+    void define_extern(const std::string &function_name, const std::vector<ExternFuncArgument> &params, Type t,
+                       int dimensionality, NameMangling mangling = NameMangling::Default);
+    void define_extern(const std::string &function_name, const std::vector<ExternFuncArgument> &params, Type t,
+                       const std::vector<Var> &arguments, NameMangling mangling = NameMangling::Default);
+    /** Whether the Func is computed by a C function (define_extern). */
+    bool is_extern() const;
+    const std::string &extern_function_name() const;
+
     /** The pure definition's arguments and value (values() for a Tuple). */
     std::vector<Var> args() const;
     Expr value() const;

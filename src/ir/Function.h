@@ -1,11 +1,14 @@
 #pragma once
 // The internal representation of a Func: its name, type and definitions.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/IR.h"
+#include "ir/LoweredPipeline.h"
+#include "ir/Scalar.h"
 #include "ir/Schedule.h"
 #include "tessera/Buffer.h"
 #include "tessera/Param.h"
@@ -27,6 +30,41 @@ struct Definition {
     std::shared_ptr<StageSchedule> schedule;
 };
 
+/** One argument of an extern Func's C function (Func::define_extern), in order: a Func
+ * (realized over the region the function asks for), a Buffer or an ImageParam (its
+ * memory), or a scalar startup expression (Params and constants). */
+struct ExternArgument {
+    std::shared_ptr<FunctionData> func;
+    std::shared_ptr<BufferData> buffer;
+    std::shared_ptr<InputData> input;
+    Expr value;
+};
+
+/** A value passed to an extern Func's C function: a buffer (a bounds query: `host` null,
+ * the function sets its dims), or a scalar of `type`. */
+struct ExternValue {
+    std::shared_ptr<BufferData> buffer;
+    Scalar scalar{};
+    Type type;
+};
+
+/** A Func whose values a C function computes (Halide's define_extern): called as
+ *     int name(tessera_buffer_t *input..., <scalar>..., tessera_buffer_t *output)
+ * over any region of the output; with an input's host null (a bounds query) it sets the
+ * region of that input it reads and computes nothing. Its values must not depend on the
+ * region asked for (docs/semantics.md §7.6). A pipeline reads it as an input image,
+ * `image`, which realize binds to the function's output over the region the pipeline
+ * reads, before running it (src/lang/Extern.cpp). */
+struct ExternDefinition {
+    std::string function_name;
+    std::vector<ExternArgument> args;
+    std::shared_ptr<InputData> image;
+    /** Calls the C function with these values (inputs, scalars, then the output); its
+     * return code. Set by the front end, which compiles a call of it; the reference
+     * interpreter calls it too. */
+    std::function<int(const std::vector<ExternValue> &)> invoke;
+};
+
 struct FunctionData {
     std::string name;
     std::vector<std::string> args;  // pure variable names of the pure definition
@@ -44,9 +82,14 @@ struct FunctionData {
     std::shared_ptr<const void> jit;
     std::string jit_target;
     uint64_t jit_epoch = 0;
+    /** The extern Funcs that pipeline reads, and the regions (LoweredPipeline). */
+    std::vector<ExternRegion> jit_extern_regions;
     /** Set by Func::validate_on_compile: the pipeline with this Func as output is validated
      * whenever it is compiled. */
     std::shared_ptr<const ValidateOptions> validate_on_compile;
+    /** Set for a Func that a C function computes (define_extern); its one pure definition
+     * is then the placeholder extern_value() (Intrinsic::Extern). */
+    std::shared_ptr<ExternDefinition> extern_definition;
 
     bool defined() const { return !definitions.empty(); }
     int dimensions() const { return static_cast<int>(args.size()); }

@@ -176,6 +176,7 @@ const char *intrinsic_name(Intrinsic op) {
     case Intrinsic::Trace: return "trace";
     case Intrinsic::Undef: return "undef";
     case Intrinsic::Tuple: return "tuple";
+    case Intrinsic::Extern: return "extern_value";
     }
     return "?";
 }

@@ -236,6 +236,10 @@ enum class Intrinsic : uint8_t {
     // is v_0's, each component has its own. Storage flattening splits it into one store
     // per component (src/lower/StorageFlattening.cpp), so lowered code has none.
     Tuple,
+    // extern_value(): the pure definition of a Func computed by a C function
+    // (FunctionData::extern_definition); nothing evaluates it: pipelines read such a Func
+    // as an input image, and the reference interpreter calls the function.
+    Extern,
 };
 
 const char *intrinsic_name(Intrinsic op);

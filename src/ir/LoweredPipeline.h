@@ -48,6 +48,17 @@ struct PipelineArgument {
     bool embedded = false;
 };
 
+/** The region of an input image that stands for an extern Func (define_extern) which the
+ * pipeline reads: [min[i], max[i]] per dimension, in terms of the pipeline's arguments
+ * (its output's window `f.min.i`, `f.extent.i`, its Params and other inputs' bounds)
+ * after `lets`, in order. Realize computes the extern Func over it before running the
+ * pipeline (src/lang/Extern.cpp). */
+struct ExternRegion {
+    std::string image;
+    std::vector<std::pair<std::string, Expr>> lets;
+    std::vector<Expr> min, max;
+};
+
 struct LoweredPipeline {
     std::string name;  // the output Func's name; the C function is named after it
     std::shared_ptr<FunctionData> output;
@@ -56,6 +67,8 @@ struct LoweredPipeline {
     /** The allocations that took the memory of an enclosing one whose value was dead
      * (src/lower/ReuseAllocations.cpp): (allocation, the allocation whose memory it took). */
     std::vector<std::pair<std::string, std::string>> reused_allocations;
+    /** The extern Funcs it reads, as input images, and the region it reads of each. */
+    std::vector<ExternRegion> extern_regions;
 };
 
 }  // namespace tessera::ir

@@ -285,6 +285,8 @@ Scalar intrinsic(Intrinsic op, Type t, const Type *arg_types, const Scalar *args
     case Intrinsic::Trace:
     case Intrinsic::Require: return args[1];  // the interpreters check the condition
     case Intrinsic::Undef: throw InternalError("undef is evaluated (a pure definition of undef has no values)");
+    case Intrinsic::Tuple: throw InternalError("a Tuple is evaluated as one value (its values are evaluated apart)");
+    case Intrinsic::Extern: throw InternalError("extern_value is evaluated (its C function computes the Func)");
     case Intrinsic::ShiftLeft: return shift(true, t, args[0], arg_types[1], args[1]);
     case Intrinsic::ShiftRight: return shift(false, t, args[0], arg_types[1], args[1]);
     case Intrinsic::Reinterpret: {

@@ -8,6 +8,7 @@
 #include "driver/AOT.h"
 #include "driver/JIT.h"
 #include "ir/IRPrinter.h"
+#include "lang/Extern.h"
 #include "lang/References.h"
 #include "lang/Scheduling.h"
 #include "lang/Validity.h"
@@ -33,6 +34,16 @@ bool contracts_floats(const Target *target) { return target && target->has_featu
 ir::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args,
                                const Target *target = nullptr) {
     f->frozen = true;
+    if (f->extern_definition)
+        throw CompileError("Func \"" + f->name + "\" is computed by the C function \"" +
+                           f->extern_definition->function_name +
+                           "\" (define_extern): there is no pipeline to compile; realize it, or read it in a Func");
+    if (args)
+        for (const auto &g : ir::pipeline_functions(f))
+            if (g->extern_definition)
+                throw CompileError("The pipeline computing Func \"" + f->name + "\" reads the extern Func \"" + g->name +
+                                   "\" (define_extern), which only realize (the JIT) computes before running it; it "
+                                   "cannot be compiled ahead of time");
     lower::LowerOptions options;
     if (args) options.arguments = *args;
     options.contract_floats = contracts_floats(target);
@@ -126,10 +137,18 @@ const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, 
         f->frozen = true;  // as lowering would (no update may follow a compilation)
         validate_if_requested(f, &target);
         const std::string key = lower::invariant_checks_requested() ? std::string() : pipeline_key(f, target);
-        auto m = key.empty()
-                     ? std::make_shared<driver::JITModule>(lower_with(f, nullptr, &target), c_compiler_for(target))
-                     : std::make_shared<driver::JITModule>(
-                           key, [&] { return lower_with(f, nullptr, &target); }, argument_resolver(f), c_compiler_for(target));
+        std::shared_ptr<driver::JITModule> m;
+        if (key.empty()) {
+            const ir::LoweredPipeline lowered = lower_with(f, nullptr, &target);
+            f->jit_extern_regions = lowered.extern_regions;
+            m = std::make_shared<driver::JITModule>(lowered, c_compiler_for(target));
+        } else {
+            // A pipeline that reads an extern Func is not printed (no key), so this one has
+            // no extern regions.
+            f->jit_extern_regions.clear();
+            m = std::make_shared<driver::JITModule>(key, [&] { return lower_with(f, nullptr, &target); },
+                                                    argument_resolver(f), c_compiler_for(target));
+        }
         f->jit = std::move(m);
         f->jit_target = t;
         f->jit_epoch = lang::schedule_epoch();
@@ -161,6 +180,7 @@ Func &Func::validate_on_compile(const ValidateOptions &options) {
 
 void Func::compile_jit(const Target &target) const {
     require_defined(*data_, "compile");
+    if (data_->extern_definition) return;  // its C function is called as it is
     jit_module(data_, target);
 }
 
@@ -202,10 +222,16 @@ void Func::realize(const Realization &dst, const Target &target) const {
                                    std::to_string(i) + "; every value is realized over one window");
         outputs.push_back(b.data_handle());
     }
+    if (data_->extern_definition) {
+        // Computed by its C function directly.
+        lang::realize_extern(data_, outputs[0], target);
+        return;
+    }
     const driver::JITModule &m = jit_module(data_, target);
     ir::LoweredPipeline shape;
     shape.name = data_->name;
     shape.args = m.arguments();
+    lang::compute_extern_inputs(data_, data_->jit_extern_regions, shape.args, outputs, target);
     m.run(semantics::default_arguments(shape, outputs));
 }
 
@@ -214,6 +240,7 @@ std::vector<Argument> Func::infer_arguments() const {
     std::vector<Argument> result;
     for (const ir::PipelineArgument &a : lower_with(data_, nullptr).args) {
         if (a.kind == ir::PipelineArgument::Kind::OutputBuffer) continue;
+        if (a.input && a.input->extern_image) continue;  // computed by realize (define_extern)
         if (a.param) {
             result.emplace_back(a.param);
         } else if (a.input) {

@@ -52,7 +52,14 @@ Stmt insert_after_lets(const Stmt &s, const std::vector<Stmt> &checks) {
 
 }  // namespace
 
-Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
+/** The leading lets of s (the bounds inference computed), in order. */
+std::vector<std::pair<std::string, Expr>> leading_lets(const Stmt &s) {
+    std::vector<std::pair<std::string, Expr>> lets;
+    for (const LetStmt *l = as<LetStmt>(s); l; l = as<LetStmt>(l->body)) lets.emplace_back(l->name, l->value);
+    return lets;
+}
+
+Stmt add_image_checks(const PipelinePlan &plan, Stmt s, std::vector<ExternRegion> *extern_regions) {
     std::vector<Stmt> startup;
 
     // Parameter ranges.
@@ -156,6 +163,18 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s) {
                                    std::to_string(i) + " by Func \"" + r.unbounded_by[size_t(i)] +
                                    "\"; clamp the coordinates (for example with a boundary condition)");
             Expr lo = analysis::simplify_index(iv.min), hi = analysis::simplify_index(iv.max);
+            if (extern_regions && img->input && img->input->extern_image) {
+                // An extern Func's image: the region realize computes it over.
+                if (i == 0) {
+                    ExternRegion e;
+                    e.image = img->name;
+                    e.lets = leading_lets(s);
+                    for (const auto &l : regions[0].lets) e.lets.push_back(l);
+                    extern_regions->push_back(e);
+                }
+                extern_regions->back().min.push_back(lo);
+                extern_regions->back().max.push_back(hi);
+            }
             Expr mn = buffer_min(img->name, i);
             Expr mx = Sub::make(Add::make(mn, buffer_extent(img->name, i)), IntImm::make(Int(32), 1));
             Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));

@@ -100,6 +100,8 @@ protected:
         if (c->call_kind == CallKind::Image && c->input && c->input->wrapper && c->input->wrapper.get() != &caller_)
             return Call::make_func(c->input->wrapper, c->args, c->value_index);
         if (c->call_kind != CallKind::Func || c->func.get() == &caller_) return e;
+        // An extern Func is read as the image realize computes it into (src/lang/Extern.cpp).
+        if (c->func->extern_definition) return Call::make_input(c->func->extern_definition->image, c->args);
         auto w = wrapper_for(*c->func, caller_);
         if (!w) return e;
         return Call::make_func(w, c->args, c->value_index);

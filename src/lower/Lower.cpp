@@ -103,7 +103,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("lift requirements", [&] { return lift_requirements(s); });
     s = run("bounds inference", [&] { return bounds_inference(plan, s); });
     s = run("sliding window", [&] { return sliding_window(plan, s); });
-    s = run("add image checks", [&] { return add_image_checks(plan, s); });
+    s = run("add image checks", [&] { return add_image_checks(plan, s, &p.extern_regions); });
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening
     if (options.arguments) p.args = order_arguments(output->name, p.args, *options.arguments);
     s = run("bound constant extent loops", [&] { return bound_constant_extent_loops(plan, s); });

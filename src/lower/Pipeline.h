@@ -131,7 +131,7 @@ ir::Stmt sliding_window(PipelinePlan &plan, ir::Stmt s);
 
 /** Entry checks: parameter ranges, RDom extents, input buffers covering what is read, the
  * output buffer covering what is written. */
-ir::Stmt add_image_checks(const PipelinePlan &plan, ir::Stmt s);
+ir::Stmt add_image_checks(const PipelinePlan &plan, ir::Stmt s, std::vector<ir::ExternRegion> *extern_regions = nullptr);
 
 /** The arguments of the pipeline (src/ir/LoweredPipeline.h) in the default order: input
  * buffers in order of first use, Params by name, then the output buffer. */

@@ -10,6 +10,7 @@
 #include "ir/Check.h"
 #include "ir/IRPrinter.h"
 #include "ir/Function.h"
+#include "semantics/Extern.h"
 #include "ir/Scalar.h"
 #include "semantics/Prophecy.h"
 
@@ -164,8 +165,15 @@ struct StageState {
     }
 };
 
+class Interpreter;
+
 struct FuncState {
     const FunctionData *func = nullptr;
+    /** An extern Func (define_extern): the values of its arguments as this oracle sees
+     * them (buffers and scalars, in order; null/unused where the argument is a Func), and
+     * an interpreter of each Func argument's own pipeline. */
+    std::vector<ExternValue> extern_args;
+    std::vector<std::shared_ptr<Interpreter>> extern_inputs;
     int dims = 0;
     int values = 1;  // values at each point (a Tuple's size)
     std::vector<std::unique_ptr<StageState>> stages;
@@ -188,7 +196,10 @@ public:
             states_.push_back(std::move(st));
         }
         // Compile every definition; this evaluates parameters and checks their ranges.
-        for (auto &st : states_) compile_func(*st);
+        for (auto &st : states_) {
+            if (st->func->extern_definition) prepare_extern(*st);
+            else compile_func(*st);
+        }
         // A negative RDom extent anywhere is an error before any value is computed.
         for (auto &st : states_) evaluate_rdom_bounds(*st);
         output_ = funcs_.at(output.get());
@@ -258,6 +269,48 @@ public:
 
 private:
     // --- compilation ------------------------------------------------------------------
+
+    /** An extern Func: its arguments resolved now, while the bindings are known, and the
+     * pipelines of the Funcs it reads (src/semantics/Extern.h). */
+    void prepare_extern(FuncState &st) {
+        const ExternDefinition &e = *st.func->extern_definition;
+        for (const ExternArgument &a : e.args) {
+            ExternValue v;
+            if (a.func) {
+                st.extern_inputs.push_back(std::make_shared<Interpreter>(a.func, bindings_));
+            } else if (a.buffer) {
+                st.extern_inputs.push_back(nullptr);
+                v.buffer = own_buffer_handle(a.buffer);
+            } else if (a.input) {
+                st.extern_inputs.push_back(nullptr);
+                bound_buffer(*a.input);  // the error if none is bound
+                v.buffer = bound_buffer_handle(a.input);
+            } else {
+                st.extern_inputs.push_back(nullptr);
+                v.type = a.value.type();
+                v.scalar = evaluate_startup(a.value);
+            }
+            st.extern_args.push_back(v);
+        }
+        st.stages.push_back(std::make_unique<StageState>(st.dims, 1));
+        st.stages.back()->def = &st.func->definitions[0];
+    }
+
+    std::shared_ptr<BufferData> own_buffer_handle(const std::shared_ptr<BufferData> &b) {
+        if (bindings_) {
+            auto it = bindings_->buffers.find(b.get());
+            if (it != bindings_->buffers.end() && it->second) return it->second;
+        }
+        return b;
+    }
+
+    std::shared_ptr<BufferData> bound_buffer_handle(const std::shared_ptr<InputData> &in) {
+        if (bindings_) {
+            auto it = bindings_->inputs.find(in.get());
+            if (it != bindings_->inputs.end() && it->second) return it->second;
+        }
+        return in->bound;
+    }
 
     struct Scope {
         std::map<std::string, int> slots;  // name -> frame slot
@@ -686,9 +739,42 @@ private:
         return v;
     }
 
+    /** An extern Func's value at c: its C function called over that point alone (its
+     * values do not depend on the region asked for, docs/semantics.md §7.6). */
+    void compute_extern_point(FuncState &f, const int32_t *c) {
+        std::vector<int> ones(size_t(f.dims), 1);
+        auto dst = tessera::detail::make_buffer(f.func->type, ones, f.func->name);
+        for (int i = 0; i < f.dims; i++) dst->dims[size_t(i)].min = c[i];
+        ExternInputs in;
+        in.realize = [&](const std::shared_ptr<FunctionData> &g, const std::shared_ptr<BufferData> &out) {
+            const auto &e = f.func->extern_definition->args;
+            for (size_t i = 0; i < e.size(); i++)
+                if (e[i].func == g) {
+                    f.extern_inputs[i]->realize_into({out.get()});
+                    return;
+                }
+            TESSERA_INTERNAL_ERROR("extern Func " << f.func->name << " does not read " << g->name);
+        };
+        in.buffer = [&](const ExternArgument &a) {
+            const auto &e = f.func->extern_definition->args;
+            for (size_t i = 0; i < e.size(); i++)
+                if (&e[i] == &a) return f.extern_args[i].buffer;
+            TESSERA_INTERNAL_ERROR("extern Func " << f.func->name << ": an argument of another Func");
+        };
+        in.scalar = [&](const Expr &v) {
+            const auto &e = f.func->extern_definition->args;
+            for (size_t i = 0; i < e.size(); i++)
+                if (e[i].value.same_as(v)) return f.extern_args[i].scalar;
+            TESSERA_INTERNAL_ERROR("extern Func " << f.func->name << ": an argument of another Func");
+        };
+        compute_extern(*f.func, dst, in);
+        f.stages[0]->stores[0].put(c, load_scalar(f.func->type, dst->host));
+    }
+
     /** Computes and stores every value of stage s at c (an update over reduction
      * dimensions: of the whole slice through c). */
     void compute_point(FuncState &f, int s, const int32_t *c) {
+        if (f.func->extern_definition) return compute_extern_point(f, c);
         StageState &st = *f.stages[size_t(s)];
         std::vector<Scalar> slots(size_t(std::max(st.program.num_slots, 1)));
         for (int i : st.pure_positions) slots[size_t(i)] = make_int(c[i]);

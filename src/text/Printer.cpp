@@ -56,6 +56,10 @@ public:
 
         // The algorithm, producers first; each RDom just before its first use.
         for (const auto &f : funcs_) {
+            if (f->extern_definition)
+                throw CompileError("Func \"" + f->name + "\" is computed by the C function \"" +
+                                   f->extern_definition->function_name +
+                                   "\" (define_extern), which the .tsr language cannot express");
             if (!f->schedule.wraps.empty()) continue;
             for (size_t k = 0; k < f->definitions.size(); k++) {
                 const Definition &d = f->definitions[k];

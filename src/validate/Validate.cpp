@@ -230,12 +230,17 @@ ValidationReport validate_lowered(const LoweredPipeline &code, const StructureOp
     }
 
     // Funcs with several values (Tuples) have one storage per value, which the model of
-    // the algorithm (one value per point of each definition) does not describe.
+    // the algorithm (one value per point of each definition) does not describe; an extern
+    // Func's values are what its C function computes, outside the code checked.
     if (p.output)
         for (const auto &f : pipeline_functions(p.output))
-            if (f->outputs() > 1) {
-                const std::string why = "not checked: Func \"" + f->name + "\" has " + std::to_string(f->outputs()) +
-                                        " values at each point (a Tuple), which the validator does not model";
+            if (f->outputs() > 1 || f->extern_definition) {
+                const std::string why =
+                    f->extern_definition
+                        ? "not checked: Func \"" + f->name + "\" is computed by the C function \"" +
+                              f->extern_definition->function_name + "\" (define_extern), which the validator does not model"
+                        : "not checked: Func \"" + f->name + "\" has " + std::to_string(f->outputs()) +
+                              " values at each point (a Tuple), which the validator does not model";
                 for (const char *name : {"coverage", "races", "bounds", "values"})
                     r.checks.push_back(named(name, {Verdict::Unknown, why}));
                 return r;

@@ -14,6 +14,7 @@
 
 #include <tessera/tessera.h>
 
+#include "codegen/runtime/tessera_runtime.h"
 #include "support/differential.h"
 
 using namespace tessera;
@@ -510,6 +511,30 @@ TEST(HalideCompatibility, TuplesAndArgReductions) {
     EXPECT_EQ(Buffer<float>(both[1])(3, 1), 2.0f * 0.75f * 0.25f);
     Realization reference = complex_sq.realize_reference({4, 4});
     for (int k = 0; k < 2; k++) EXPECT_EQ(compare_window(both[size_t(k)], reference[size_t(k)], {0, 0}, {4, 4}), "");
+}
+
+// A C function for define_extern, written as Halide's extern stages are (with Tessera's
+// buffer type): a bounds query first, then the values.
+extern "C" int tessera_compat_extern_doubled(tessera_buffer_t *in, tessera_buffer_t *out) {
+    if (in->host == nullptr) {
+        in->dim[0] = out->dim[0];
+        return 0;
+    }
+    for (int x = 0; x < out->dim[0].extent; x++)
+        static_cast<int32_t *>(out->host)[x * out->dim[0].stride] =
+            2 * static_cast<const int32_t *>(in->host)[(out->dim[0].min + x - in->dim[0].min) * in->dim[0].stride];
+    return 0;
+}
+
+TEST(HalideCompatibility, ExternStages) {
+    Var x("x");
+    Func producer("compat_producer"), doubled("compat_doubled"), consumer("compat_consumer");
+    producer(x) = x * x;
+    doubled.define_extern("tessera_compat_extern_doubled", {producer}, Int(32), 1);
+    consumer(x) = doubled(x) + doubled(x + 1);
+    Buffer<int32_t> out = consumer.realize({10});
+    for (int i = 0; i < 10; i++) EXPECT_EQ(out(i), 2 * i * i + 2 * (i + 1) * (i + 1));
+    expect_matches(consumer, {-3}, {6}, "a consumer of an extern stage");
 }
 
 TEST(HalideCompatibility, VariablesDomainsAndParameters) {

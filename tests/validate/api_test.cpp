@@ -210,6 +210,17 @@ TEST(ValidateApi, ATupleIsUnknownWithTheFuncsName) {
     EXPECT_THAT(rep.to_string(), HasSubstr("Func \"api_tuple\" has 2 values at each point (a Tuple)"));
 }
 
+TEST(ValidateApi, AnExternFuncIsUnknownWithTheFunctionsName) {
+    Var x("x");
+    Func source("api_extern_source"), ext("api_extern"), out("api_extern_out");
+    source(x) = x * 2;
+    ext.define_extern("api_extern_c_function", {source}, Int(32), {x});
+    out(x) = ext(x) + 1;
+    const ValidationReport rep = validate(out);
+    EXPECT_EQ(rep.verdict, Verdict::Unknown) << rep.to_string();
+    EXPECT_THAT(rep.to_string(), HasSubstr("computed by the C function \"api_extern_c_function\""));
+}
+
 TEST(ValidateApi, AskingForValidationWithoutTheValidatorIsACompileError) {
     // As in a program that does not link the validator: no hook installed.
     const detail::ValidationHook installed = detail::validation_hook();
