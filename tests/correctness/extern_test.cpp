@@ -154,3 +154,30 @@ TEST(Extern, ErrorsNameTheFuncAndTheFunction) {
     EXPECT_NE(m.find("ext_failing"), std::string::npos) << m;
     EXPECT_NE(m.find("ahead of time"), std::string::npos) << m;
 }
+
+TEST(Extern, ExternsReadingExternsAndImageParams) {
+    // neighbours of (the row sums of an ImageParam's rows, as a 2-D Func): an extern whose
+    // Func argument reads another extern, each computed over the region asked for.
+    Var x("x"), y("y");
+    ImageParam rows(UInt(8), 2, "ext_rows");
+    Buffer<uint8_t> data(std::vector<int>{4, 30}, "ext_rows_data");
+    data.for_each_element([&](const std::vector<int> &p) { data(p) = uint8_t(p[0] * 11 + p[1] * 3); });
+    rows.set(data);
+    Func sums("ext_row_sums"), grid("ext_grid"), nb("ext_nb"), out("ext_nested_out");
+    sums.define_extern("tessera_test_extern_row_sums", {rows, 1.5f}, Float(32), 1);
+    grid(x, y) = sums(clamp(x + y, 0, 29));
+    nb.define_extern("tessera_test_extern_neighbours", {grid, 2}, Float(32), {x, y});
+    out(x, y) = nb(x, y) - grid(x, y);
+    const Realization reference = out.realize_reference({12, 6});
+    const Realization compiled = out.realize({12, 6});
+    EXPECT_EQ(compare_window(compiled[0], reference[0], {0, 0}, {12, 6}), "");
+    Buffer<float> r = compiled[0];
+    auto sum = [&](int i) {
+        float s = 1.5f;
+        for (int c = 0; c < 4; c++) s += float(data(c, std::min(std::max(i, 0), 29)));
+        return s;
+    };
+    for (int yy = 0; yy < 6; yy++)
+        for (int xx = 0; xx < 12; xx++)
+            EXPECT_EQ(r(xx, yy), sum(xx - 1 + yy) + 2.0f * sum(xx + 1 + yy) - sum(xx + yy)) << xx << ", " << yy;
+}
