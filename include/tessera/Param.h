@@ -40,8 +40,8 @@ struct InputData {
     std::shared_ptr<BufferData> bound;
     /** ImageParam::in(): the Func that takes the input's place in every Func but itself. */
     std::shared_ptr<FunctionData> wrapper;
-    /** The image by which pipelines read an extern Func (define_extern): realize binds it
-     * to the Func's values before running them. */
+    /** The image by which pipelines read an extern Func (define_extern): realize passes
+     * the Func's values as its buffer when it runs them. */
     bool extern_image = false;
 };
 

@@ -53,7 +53,7 @@ struct ExternValue {
  * over any region of the output; with an input's host null (a bounds query) it sets the
  * region of that input it reads and computes nothing. Its values must not depend on the
  * region asked for (docs/semantics.md §7.6). A pipeline reads it as an input image,
- * `image`, which realize binds to the function's output over the region the pipeline
+ * `image`, whose buffer realize computes with the function over the region the pipeline
  * reads, before running it (src/lang/Extern.cpp). */
 struct ExternDefinition {
     std::string function_name;

@@ -2,7 +2,8 @@
 // docs/semantics.md §7.6). A pipeline reads such a Func as an input image
 // (src/lower/InlineFunctions.cpp); realize computes it first, over the region the
 // pipeline's lowered code reads (LoweredPipeline::extern_regions), with the protocol of
-// src/semantics/Extern.h, and binds the image to the result. Its Func inputs are realized
+// src/semantics/Extern.h, and passes the result as that image's buffer (never bound to
+// the image itself, which concurrent realizations share). Its Func inputs are realized
 // as pipelines of their own, over the regions its bounds query asks for.
 
 #include <cstring>
@@ -240,10 +241,12 @@ void realize_extern(const std::shared_ptr<FunctionData> &f, const std::shared_pt
     semantics::compute_extern(*f, dst, compiled_extern_inputs(target));
 }
 
-void compute_extern_inputs(const std::shared_ptr<FunctionData> &output, const std::vector<ExternRegion> &regions,
-                           const std::vector<PipelineArgument> &args,
-                           const std::vector<std::shared_ptr<BufferData>> &outputs, const Target &target) {
-    if (regions.empty()) return;
+std::map<const InputData *, std::shared_ptr<BufferData>> compute_extern_inputs(
+    const std::shared_ptr<FunctionData> &output, const std::vector<ExternRegion> &regions,
+    const std::vector<PipelineArgument> &args, const std::vector<std::shared_ptr<BufferData>> &outputs,
+    const Target &target) {
+    std::map<const InputData *, std::shared_ptr<BufferData>> computed;
+    if (regions.empty()) return computed;
     // The pipeline's arguments' bounds, as the lowered code names them.
     std::map<std::string, Expr> env;
     size_t next_output = 0;
@@ -266,9 +269,9 @@ void compute_extern_inputs(const std::shared_ptr<FunctionData> &output, const st
         const std::shared_ptr<FunctionData> &f = it->second;
         std::map<std::string, Expr> scope = env;
         for (const auto &[name, value] : r.lets) {
-            // Lets the region does not use may not be computable here (they may read
-            // memory); only those it needs are evaluated, lazily below.
-            scope[name] = substitute(scope, value);
+            // Each let folds to a constant given the arguments' values; one that does not
+            // (it reads memory) stays an expression, an error only if the region uses it.
+            scope[name] = analysis::simplify(substitute(scope, value));
         }
         std::vector<int> mins, extents;
         for (size_t i = 0; i < r.min.size(); i++) {
@@ -279,8 +282,9 @@ void compute_extern_inputs(const std::shared_ptr<FunctionData> &output, const st
         auto dst = tessera::detail::make_buffer(f->type, extents, f->name);
         for (size_t i = 0; i < mins.size(); i++) dst->dims[i].min = mins[i];
         realize_extern(f, dst, target);
-        detail::bind_input(*f->extern_definition->image, dst);
+        computed[f->extern_definition->image.get()] = dst;
     }
+    return computed;
 }
 
 }  // namespace lang

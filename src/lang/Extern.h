@@ -1,6 +1,7 @@
 #pragma once
 // Funcs computed by C functions (src/lang/Extern.cpp): what realize does for them.
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -15,9 +16,9 @@ void realize_extern(const std::shared_ptr<ir::FunctionData> &f, const std::share
                     const Target &target);
 
 /** Before running the pipeline computing `output` (arguments `args`) into `outputs`:
- * computes each extern Func it reads over the region `regions` says, and binds its image
- * to the result. */
-void compute_extern_inputs(const std::shared_ptr<ir::FunctionData> &output, const std::vector<ir::ExternRegion> &regions,
+ * computes each extern Func it reads over the region `regions` says; the buffer of each
+ * extern Func's image. */
+std::map<const ir::InputData *, std::shared_ptr<ir::BufferData>> compute_extern_inputs(const std::shared_ptr<ir::FunctionData> &output, const std::vector<ir::ExternRegion> &regions,
                            const std::vector<ir::PipelineArgument> &args,
                            const std::vector<std::shared_ptr<ir::BufferData>> &outputs, const Target &target);
 

@@ -231,8 +231,8 @@ void Func::realize(const Realization &dst, const Target &target) const {
     ir::LoweredPipeline shape;
     shape.name = data_->name;
     shape.args = m.arguments();
-    lang::compute_extern_inputs(data_, data_->jit_extern_regions, shape.args, outputs, target);
-    m.run(semantics::default_arguments(shape, outputs));
+    const auto externs = lang::compute_extern_inputs(data_, data_->jit_extern_regions, shape.args, outputs, target);
+    m.run(semantics::default_arguments(shape, outputs, externs));
 }
 
 std::vector<Argument> Func::infer_arguments() const {

@@ -801,6 +801,12 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::share
 
 std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
                                         const std::vector<std::shared_ptr<BufferData>> &outputs) {
+    return default_arguments(p, outputs, {});
+}
+
+std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
+                                        const std::vector<std::shared_ptr<BufferData>> &outputs,
+                                        const std::map<const ir::InputData *, std::shared_ptr<BufferData>> &inputs) {
     std::vector<ArgValue> args;
     size_t next_output = 0;
     for (const ir::PipelineArgument &a : p.args) {
@@ -808,6 +814,8 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
         case ir::PipelineArgument::Kind::InputBuffer:
             if (a.buffer) {
                 args.push_back(ArgValue::of_buffer(a.buffer));
+            } else if (auto it = inputs.find(a.input.get()); it != inputs.end()) {
+                args.push_back(ArgValue::of_buffer(it->second));
             } else {
                 if (!a.input || !a.input->bound)
                     throw RuntimeError("ImageParam " + a.name + " has no Buffer bound; call " + a.name +

@@ -35,6 +35,7 @@
 // what another writes) shows as a difference between the two orders.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -117,5 +118,10 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p, std::share
  * the order of its output arguments. */
 std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
                                         const std::vector<std::shared_ptr<ir::BufferData>> &outputs);
+/** The same, with the buffers of some ImageParams given here instead of those bound to
+ * them (the extern Funcs' images, src/lang/Extern.cpp). */
+std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
+                                        const std::vector<std::shared_ptr<ir::BufferData>> &outputs,
+                                        const std::map<const ir::InputData *, std::shared_ptr<ir::BufferData>> &inputs);
 
 }  // namespace tessera::semantics
