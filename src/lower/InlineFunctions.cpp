@@ -100,8 +100,18 @@ protected:
         if (c->call_kind == CallKind::Image && c->input && c->input->wrapper && c->input->wrapper.get() != &caller_)
             return Call::make_func(c->input->wrapper, c->args, c->value_index);
         if (c->call_kind != CallKind::Func || c->func.get() == &caller_) return e;
-        // An extern Func is read as the image realize computes it into (src/lang/Extern.cpp).
-        if (c->func->extern_definition) return Call::make_input(c->func->extern_definition->image, c->args);
+        // An extern Func is read as the image realize computes it into (src/lang/Extern.cpp):
+        // at the root, before the pipeline, so it has no schedule of its own.
+        if (c->func->extern_definition) {
+            const FunctionData &g = *c->func;
+            const LoopLevel &at = g.schedule.compute_level;
+            if ((at.defined() && !at.is_root()) || g.schedule.store_level.defined() || g.definitions[0].schedule->touched)
+                throw CompileError("Func \"" + g.name + "\" is computed by the C function \"" +
+                                   g.extern_definition->function_name +
+                                   "\" (define_extern), at the root before the pipeline that reads it, over the region "
+                                   "it reads; it takes no schedule but compute_root()");
+            return Call::make_input(g.extern_definition->image, c->args);
+        }
         auto w = wrapper_for(*c->func, caller_);
         if (!w) return e;
         return Call::make_func(w, c->args, c->value_index);

@@ -75,6 +75,7 @@ TEST(Extern, AFuncComputedByACFunctionInsideAScheduledPipeline) {
     EXPECT_TRUE(neighbours.is_extern());
     out(x, y) = neighbours(x, y) * 2.0f + neighbours(x + 2, y - 1);
     out.split(x, xo, xi, 8).vectorize(xi).parallel(y);
+    neighbours.compute_root();  // what it is anyway
     queries = 0;
     calls = 0;
     const Realization reference = out.realize_reference({21, 9});
@@ -146,6 +147,16 @@ TEST(Extern, ErrorsNameTheFuncAndTheFunction) {
     EXPECT_NE(test::error_message<CompileError>([&] { not_startup.define_extern("f", {x + 1}, Int(32), 1); })
                   .find("startup expression"),
               std::string::npos);
+
+    // An extern Func takes no schedule but compute_root().
+    Func scheduled("ext_scheduled"), user("ext_user");
+    scheduled.define_extern("tessera_test_extern_fails", {}, Int(32), {x});
+    user(x) = scheduled(x) * 2;
+    scheduled.compute_root();
+    scheduled.compute_at(user, x);
+    m = test::error_message<CompileError>([&] { user.realize({4}); });
+    EXPECT_NE(m.find("ext_scheduled"), std::string::npos) << m;
+    EXPECT_NE(m.find("no schedule but compute_root()"), std::string::npos) << m;
 
     // Ahead of time: only realize computes extern Funcs.
     Func reader("ext_reader");
