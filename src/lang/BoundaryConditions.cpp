@@ -11,25 +11,27 @@ namespace tessera::BoundaryConditions {
 
 namespace {
 
+/** What a boundary condition reads: its values at a point (several for a Func with a
+ * Tuple, each given the same boundary). */
 struct Source {
     std::string name;
     int dims;
-    std::function<Expr(const std::vector<Expr> &)> read;
+    std::function<std::vector<Expr>(const std::vector<Expr> &)> read;
 };
 
 Source source_of(const Func &f) {
     if (!f.defined()) throw CompileError("Boundary condition on Func \"" + f.name() + "\", which has no definition");
-    return {f.name(), f.dimensions(), [f](const std::vector<Expr> &c) { return Expr(f(c)); }};
+    return {f.name(), f.dimensions(), [f](const std::vector<Expr> &c) { return Tuple(f(c)).as_vector(); }};
 }
 
 Source source_of(const Buffer<> &b) {
     if (!b.defined()) throw CompileError("Boundary condition on an undefined Buffer");
-    return {b.name(), b.dimensions(), [b](const std::vector<Expr> &c) { return b(c); }};
+    return {b.name(), b.dimensions(), [b](const std::vector<Expr> &c) { return std::vector<Expr>{b(c)}; }};
 }
 
 Source source_of(const ImageParam &in) {
     if (!in.data()) throw CompileError("Boundary condition on an undefined ImageParam");
-    return {in.name(), in.dimensions(), [in](const std::vector<Expr> &c) { return in(c); }};
+    return {in.name(), in.dimensions(), [in](const std::vector<Expr> &c) { return std::vector<Expr>{in(c)}; }};
 }
 
 Region bounds_of(const Buffer<> &b) {
@@ -79,13 +81,14 @@ Func wrap(const Source &src, const Region &bounds, const std::string &kind, cons
         if (n > 0) name += "_" + std::to_string(n + 1);
     }
     Func f(name);
-    Expr value = src.read(coords);
-    if (exterior.defined() && inside.defined()) {
-        Expr e = exterior;
-        if (e.type() != value.type()) e = cast(value.type(), e);
-        value = select(inside, value, e);
-    }
-    f(args) = value;
+    std::vector<Expr> values = src.read(coords);
+    for (Expr &value : values)
+        if (exterior.defined() && inside.defined()) {
+            Expr e = exterior;
+            if (e.type() != value.type()) e = cast(value.type(), e);
+            value = select(inside, value, e);
+        }
+    f(args) = Tuple(values);
     return f;
 }
 

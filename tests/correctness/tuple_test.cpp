@@ -381,3 +381,27 @@ TEST(Tuple, AssigningOneValueUpdatesItAlone) {
     }
     EXPECT_NE(compile_error_of([&] { f(x)[3] = 1; }).find("no value 3"), std::string::npos);
 }
+
+TEST(Tuple, BoundaryConditionsApplyToEveryValue) {
+    Func pair("bc_pair"), edge, outside, out("bc_out");
+    Var x("x"), y("y");
+    pair(x, y) = Tuple(x * 10 + y, cast<float>(x - y) * 0.5f);
+    pair.compute_root();
+    edge = BoundaryConditions::repeat_edge(pair, {{0, 6}, {0, 4}});
+    outside = BoundaryConditions::constant_exterior(pair, -1, {{0, 6}, {0, 4}});
+    ASSERT_EQ(edge.outputs(), 2);
+    out(x, y) = cast<float>(edge(x - 2, y + 1)[0]) + edge(x, y)[1] + outside(x + 3, y - 1)[1] +
+                cast<float>(outside(x, y)[0]);
+    expect_matches_reference(out, {9, 6});
+    Buffer<float> r = out.realize({9, 6});
+    auto inside = [](int xx, int yy) { return xx >= 0 && xx < 6 && yy >= 0 && yy < 4; };
+    auto cl = [](int v, int hi) { return std::min(std::max(v, 0), hi); };
+    for (int yy = 0; yy < 6; yy++)
+        for (int xx = 0; xx < 9; xx++) {
+            const float a = float(cl(xx - 2, 5) * 10 + cl(yy + 1, 3));
+            const float b = float(cl(xx, 5) - cl(yy, 3)) * 0.5f;
+            const float c = inside(xx + 3, yy - 1) ? float(xx + 3 - (yy - 1)) * 0.5f : -1.0f;
+            const float d = inside(xx, yy) ? float(xx * 10 + yy) : -1.0f;
+            EXPECT_EQ(r(xx, yy), a + b + c + d) << xx << ", " << yy;
+        }
+}
