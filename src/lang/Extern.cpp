@@ -7,6 +7,7 @@
 // as pipelines of their own, over the regions its bounds query asks for.
 
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -44,9 +45,18 @@ bool is_c_identifier(const std::string &s) {
 std::function<int(const std::vector<ExternValue> &)> make_invoker(const std::string &name,
                                                                  std::vector<std::optional<Type>> signature,
                                                                  const std::string &func) {
-    auto caller = std::make_shared<std::optional<driver::ExternCaller>>();
+    struct Lazy {
+        std::mutex mutex;
+        std::optional<driver::ExternCaller> caller;
+    };
+    auto lazy = std::make_shared<Lazy>();
     return [=](const std::vector<ExternValue> &values) {
-        if (!*caller) caller->emplace(name, signature, func);
+        const driver::ExternCaller *caller = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(lazy->mutex);  // realizations may run at once
+            if (!lazy->caller) lazy->caller.emplace(name, signature, func);
+            caller = &*lazy->caller;
+        }
         std::vector<driver::RuntimeBuffer> buffers;
         buffers.reserve(values.size());
         std::vector<uint64_t> scalars(values.size());
@@ -67,7 +77,7 @@ std::function<int(const std::vector<ExternValue> &)> make_invoker(const std::str
             }
             args[i] = &scalars[i];
         }
-        const int code = (*caller)->call(args.data());
+        const int code = caller->call(args.data());
         // A bounds query: the regions the function asked for.
         size_t b = 0;
         for (const ExternValue &v : values) {

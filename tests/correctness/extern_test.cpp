@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tessera/tessera.h>
@@ -191,4 +192,33 @@ TEST(Extern, ExternsReadingExternsAndImageParams) {
     for (int yy = 0; yy < 6; yy++)
         for (int xx = 0; xx < 12; xx++)
             EXPECT_EQ(r(xx, yy), sum(xx - 1 + yy) + 2.0f * sum(xx + 1 + yy) - sum(xx + yy)) << xx << ", " << yy;
+}
+
+TEST(Extern, ConcurrentRealizationsOfOnePipeline) {
+    // Each realization computes the extern Func for its own window and passes it to the
+    // pipeline as that run's buffer: runs at once do not see each other's.
+    Var x("x"), y("y");
+    Func source("ext_conc_source"), nb("ext_conc_nb"), out("ext_conc_out");
+    source(x, y) = cast<float>(x - 2 * y);
+    nb.define_extern("tessera_test_extern_neighbours", {source, 5}, Float(32), {x, y});
+    out(x, y) = nb(x, y) + 1.0f;
+    out.compile_jit();
+    std::vector<std::thread> threads;
+    std::vector<std::string> results(4);
+    for (int t = 0; t < 4; t++)
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 5; round++) {
+                Buffer<float> got(std::vector<int>{5 + t, 3 + round}, "got");
+                got.set_min({t * 7 - 3, round});
+                out.realize(got);
+                for (int yy = round; yy < round + 3 + round; yy++)
+                    for (int xx = t * 7 - 3; xx < t * 7 + 2 + t; xx++) {
+                        const float want = float(xx - 1 - 2 * yy) + 5.0f * float(xx + 1 - 2 * yy) + 1.0f;
+                        if (got(xx, yy) != want && results[size_t(t)].empty())
+                            results[size_t(t)] = "at (" + std::to_string(xx) + ", " + std::to_string(yy) + ")";
+                    }
+            }
+        });
+    for (auto &th : threads) th.join();
+    for (int t = 0; t < 4; t++) EXPECT_EQ(results[size_t(t)], "") << "thread " << t;
 }
