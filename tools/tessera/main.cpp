@@ -75,6 +75,7 @@ const std::map<std::string, std::string> kHelp = {
      "\n"
      "Writes OUT.c, OUT.h, ... for each kind listed by --emit (default: c,h):\n"
      "  c     C source of the pipeline: int FN(inputs..., params..., output buffer)\n"
+     "        (an output with a tuple: one output buffer per value, in order)\n"
      "  h     its header (valid C and C++)\n"
      "  o     an object file built by the system C compiler ($CC, default cc)\n"
      "  stmt  the lowered statement, readable\n"
