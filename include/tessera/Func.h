@@ -84,6 +84,8 @@ public:
      * refused. Its loops may also be vectorized: each lane is a read-modify-write of its
      * point, so lanes that write one point all count. */
     Stage &atomic(bool override_associativity_test = false);
+    /** Func::compute_with, for pure definitions (stage 0 of each Func). */
+    Stage &compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align = LoopAlignStrategy::Auto);
     /** A copy of this stage's schedule, used when `condition` (a startup expression: Params
      * and input bounds only) holds. Directives given to the returned Stage apply to that
      * copy only; the copy starts from the schedule as it is now. */
@@ -269,6 +271,13 @@ public:
      * (at the top of its body). */
     Func &compute_at(const Func &f, const VarOrRVar &var);
     Func &compute_at(const LoopLevel &level);
+    /** Fuse this Func's loops, from the outermost down to the loop over `var`, with those
+     * of Func `f` (Halide's compute_with): in each iteration of the fused loops, f's body
+     * runs, then this Func's. Both have only a pure definition, are computed at the same
+     * level, do not read each other, and have as many loops outside `var` (inclusive),
+     * each serial or parallel alike; each fused loop runs over the union of the two ranges
+     * and each body is guarded by its own. */
+    Func &compute_with(const Func &f, const VarOrRVar &var, LoopAlignStrategy align = LoopAlignStrategy::Auto);
     /** Substitute the Func's definition into its callers (only for a Func with a single,
      * pure definition). */
     Func &compute_inline();

@@ -37,6 +37,11 @@ enum class TailStrategy {
 
 const char *tail_strategy_name(TailStrategy t);
 
+/** How compute_with lines up the fused loops of two stages whose ranges differ (Halide's).
+ * Tessera runs each fused loop over the union of the two ranges and guards each stage's
+ * body by its own range, whatever is asked: every strategy computes the same points. */
+enum class LoopAlignStrategy { AlignStart, AlignEnd, NoAlign, Auto };
+
 /** Where a Func's storage lives (Halide's store_in). Tessera chooses it itself: a small
  * allocation of constant size is an array in a C block (on the stack, its elements in
  * registers where the C compiler can), anything else is on the heap. The CPU kinds are

@@ -113,6 +113,11 @@ struct FuncSchedule {
     std::string wraps;
     /** Copies made by clone_in: "_g_h" (the consumers' names) -> the copy they call. */
     std::map<std::string, std::shared_ptr<FunctionData>> clones;
+    /** compute_with: the Func whose loops this Func's share, from the outermost down to
+     * its loop `compute_with_var` (src/lower/FuseComputeWith.cpp). Not owned: the Funcs
+     * of a pipeline keep each other alive through their calls. */
+    std::weak_ptr<FunctionData> compute_with;
+    std::string compute_with_var;
     /** trace_stores, trace_loads, trace_realizations (src/lower/AddTracing.cpp). */
     bool trace_stores = false, trace_loads = false, trace_realizations = false;
 };

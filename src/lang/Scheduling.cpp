@@ -542,6 +542,30 @@ Func &Func::compute_at(const LoopLevel &level) {
     return *this;
 }
 
+Func &Func::compute_with(const Func &f, const VarOrRVar &var, LoopAlignStrategy align) {
+    (void)align;  // every strategy computes the same points (include/tessera/Schedule.h)
+    const std::string text = "compute_with(" + f.name() + ", " + var.name() + ")";
+    require_defined(data_, text);
+    require_defined(f.data(), text);
+    if (f.data() == data_) func_fail(*data_, text, "a Func cannot be computed with itself");
+    // A cycle of compute_with would fuse a Func with itself.
+    for (auto g = f.data(); g; g = g->schedule.compute_with.lock())
+        if (g == data_) func_fail(*data_, text, "Func \"" + f.name() + "\" is already computed with this Func");
+    data_->schedule.compute_with = f.data();
+    data_->schedule.compute_with_var = var.name();
+    lang::schedule_changed();
+    return *this;
+}
+
+Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align) {
+    if (stage_ != 0 || s.stage_ != 0)
+        throw CompileError("In the schedule of " + ir::describe_definition(*func_, stage_) + ": compute_with(" + s.name() +
+                           ", " + var.name() + "): only pure definitions can be computed with each other (no update "
+                           "stage)");
+    Func(func_).compute_with(Func(s.func_), var, align);
+    return *this;
+}
+
 Func &Func::compute_inline() {
     require_defined(data_, "compute_inline()");
     if (data_->definitions.size() > 1)

@@ -102,6 +102,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("add tracing", [&] { return add_tracing(plan, s); });
     s = run("lift requirements", [&] { return lift_requirements(s); });
     s = run("bounds inference", [&] { return bounds_inference(plan, s); });
+    s = run("fuse compute_with", [&] { return fuse_compute_with(plan, s); });
     s = run("sliding window", [&] { return sliding_window(plan, s); });
     s = run("add image checks", [&] { return add_image_checks(plan, s, &p.extern_regions); });
     p.args = pipeline_arguments(*output, s);  // read off the image calls before flattening

@@ -131,6 +131,9 @@ ir::Stmt sliding_window(PipelinePlan &plan, ir::Stmt s);
 
 /** Entry checks: parameter ranges, RDom extents, input buffers covering what is read, the
  * output buffer covering what is written. */
+/** compute_with: the loop nests of Funcs computed with others fused
+ * (src/lower/FuseComputeWith.cpp). */
+ir::Stmt fuse_compute_with(const PipelinePlan &plan, ir::Stmt s);
 ir::Stmt add_image_checks(const PipelinePlan &plan, ir::Stmt s, std::vector<ir::ExternRegion> *extern_regions = nullptr);
 
 /** The arguments of the pipeline (src/ir/LoweredPipeline.h) in the default order: input

@@ -790,7 +790,12 @@ private:
         else if (n == "trace_stores") api(d, [&] { return &f.trace_stores(); });
         else if (n == "trace_loads") api(d, [&] { return &f.trace_loads(); });
         else if (n == "trace_realizations") api(d, [&] { return &f.trace_realizations(); });
-        else if (n == "compute_at") {
+        else if (n == "compute_with") {
+            Func g = func_ref();
+            expect(",", "and the loop");
+            VarOrRVar v = loop_name();
+            api(d, [&] { return &f.compute_with(g, v); });
+        } else if (n == "compute_at") {
             LoopLevel l = level();
             api(d, [&] { return &f.compute_at(l); });
         } else if (n == "store_at") {

@@ -188,6 +188,7 @@ private:
         };
         level(s.compute_level, "compute");
         level(s.store_level, "store");
+        if (const auto with = s.compute_with.lock()) os << name << ".compute_with(" << with->name << ", " << s.compute_with_var << ")\n";
         for (const auto &b : s.bounds) {
             if (b.min.defined()) os << name << ".bound(" << b.var << ", " << str(b.min) << ", " << str(b.extent) << ")\n";
             else if (b.extent.defined()) os << name << ".bound_extent(" << b.var << ", " << str(b.extent) << ")\n";

@@ -537,6 +537,18 @@ TEST(HalideCompatibility, ExternStages) {
     expect_matches(consumer, {-3}, {6}, "a consumer of an extern stage");
 }
 
+TEST(HalideCompatibility, FusedLoopNests) {
+    Var x("x"), y("y");
+    Func a("compat_a"), b("compat_b"), sum_ab("compat_sum_ab");
+    a(x, y) = x * 2 + y;
+    b(x, y) = x - 3 * y;
+    sum_ab(x, y) = a(x, y) + b(x + 1, y);
+    a.compute_root();
+    b.compute_root();
+    b.compute_with(a, y, LoopAlignStrategy::AlignStart);
+    expect_matches(sum_ab, {0, 0}, {9, 4}, "compute_with");
+}
+
 TEST(HalideCompatibility, VariablesDomainsAndParameters) {
     Var x, y("y");
     Func f("f");

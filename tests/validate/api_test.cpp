@@ -221,6 +221,20 @@ TEST(ValidateApi, AnExternFuncIsUnknownWithTheFunctionsName) {
     EXPECT_THAT(rep.to_string(), HasSubstr("computed by the C function \"api_extern_c_function\""));
 }
 
+TEST(ValidateApi, FusedNestsOfComputeWithAreNeverRefuted) {
+    Var x("x"), y("y");
+    Func f("api_cw_f"), g("api_cw_g"), out("api_cw_out");
+    f(x, y) = x + y;
+    g(x, y) = x * 2 - y;
+    out(x, y) = f(x, y) + g(x + 1, y - 1);
+    f.compute_root();
+    g.compute_root();
+    g.compute_with(f, y);
+    const ValidationReport rep = validate(out);
+    EXPECT_NE(rep.verdict, Verdict::Refuted) << rep.to_string();
+    EXPECT_EQ(rep.verdict, Verdict::Proved) << rep.to_string();
+}
+
 TEST(ValidateApi, AskingForValidationWithoutTheValidatorIsACompileError) {
     // As in a program that does not link the validator: no hook installed.
     const detail::ValidationHook installed = detail::validation_hook();
