@@ -19,8 +19,10 @@ Func repeat_edge(const Func &source, const Region &bounds);
 Func repeat_edge(const Buffer<> &source);
 Func repeat_edge(const ImageParam &source);
 
-/** Points outside the bounds read `value`. */
+/** Points outside the bounds read `value` (cast to each value's type for a Func with a
+ * Tuple; or a Tuple of as many values, one each). */
 Func constant_exterior(const Func &source, const Expr &value, const Region &bounds);
+Func constant_exterior(const Func &source, const Tuple &value, const Region &bounds);
 Func constant_exterior(const Buffer<> &source, const Expr &value);
 Func constant_exterior(const ImageParam &source, const Expr &value);
 

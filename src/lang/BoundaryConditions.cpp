@@ -51,7 +51,7 @@ using CoordMap = std::function<Expr(const Expr &x, const Expr &min, const Expr &
 // Builds f(x0, ..., xn) = source(map(x0), ..., map(xn)) (or the exterior select for
 // constant_exterior) over fresh Vars.
 Func wrap(const Source &src, const Region &bounds, const std::string &kind, const CoordMap &map,
-          const Expr &exterior = Expr()) {
+          const std::vector<Expr> &exterior = {}) {
     if (int(bounds.size()) > src.dims)
         throw CompileError(kind + " on " + src.name + ": given bounds for " + std::to_string(bounds.size()) +
                            " dimensions but it has " + std::to_string(src.dims));
@@ -82,12 +82,16 @@ Func wrap(const Source &src, const Region &bounds, const std::string &kind, cons
     }
     Func f(name);
     std::vector<Expr> values = src.read(coords);
-    for (Expr &value : values)
-        if (exterior.defined() && inside.defined()) {
-            Expr e = exterior;
-            if (e.type() != value.type()) e = cast(value.type(), e);
-            value = select(inside, value, e);
-        }
+    // One exterior value for every value of the source, or one each (a Tuple's).
+    if (exterior.size() > 1 && exterior.size() != values.size())
+        throw CompileError(kind + " on " + src.name + ": " + std::to_string(exterior.size()) + " exterior values for a source of " +
+                           std::to_string(values.size()));
+    for (size_t k = 0; k < values.size() && !exterior.empty() && inside.defined(); k++) {
+        Expr e = exterior[exterior.size() == 1 ? 0 : k];
+        if (!e.defined()) throw CompileError(kind + " on " + src.name + ": the exterior value is an undefined Expr");
+        if (e.type() != values[k].type()) e = cast(values[k].type(), e);
+        values[k] = select(inside, values[k], e);
+    }
     f(args) = Tuple(values);
     return f;
 }
@@ -124,13 +128,16 @@ Func repeat_edge(const ImageParam &source) {
 }
 
 Func constant_exterior(const Func &source, const Expr &value, const Region &bounds) {
-    return wrap(source_of(source), bounds, "constant_exterior", clamp_coord, value);
+    return wrap(source_of(source), bounds, "constant_exterior", clamp_coord, {value});
+}
+Func constant_exterior(const Func &source, const Tuple &value, const Region &bounds) {
+    return wrap(source_of(source), bounds, "constant_exterior", clamp_coord, value.as_vector());
 }
 Func constant_exterior(const Buffer<> &source, const Expr &value) {
-    return wrap(source_of(source), bounds_of(source), "constant_exterior", clamp_coord, value);
+    return wrap(source_of(source), bounds_of(source), "constant_exterior", clamp_coord, {value});
 }
 Func constant_exterior(const ImageParam &source, const Expr &value) {
-    return wrap(source_of(source), bounds_of(source), "constant_exterior", clamp_coord, value);
+    return wrap(source_of(source), bounds_of(source), "constant_exterior", clamp_coord, {value});
 }
 
 Func mirror_image(const Func &source, const Region &bounds) {

@@ -393,6 +393,13 @@ TEST(Tuple, BoundaryConditionsApplyToEveryValue) {
     out(x, y) = cast<float>(edge(x - 2, y + 1)[0]) + edge(x, y)[1] + outside(x + 3, y - 1)[1] +
                 cast<float>(outside(x, y)[0]);
     expect_matches_reference(out, {9, 6});
+    // A Tuple of exterior values, one per value.
+    Func each = BoundaryConditions::constant_exterior(pair, Tuple(-7, 2.5f), {{0, 6}, {0, 4}}), both("bc_both");
+    both(x, y) = cast<float>(each(x - 1, y + 2)[0]) * each(x + 1, y)[1];
+    expect_matches_reference(both, {7, 5});
+    EXPECT_NE(compile_error_of([&] { (void)BoundaryConditions::constant_exterior(pair, Tuple(1, 2, 3), {{0, 6}, {0, 4}}); })
+                  .find("3 exterior values"),
+              std::string::npos);
     Buffer<float> r = out.realize({9, 6});
     auto inside = [](int xx, int yy) { return xx >= 0 && xx < 6 && yy >= 0 && yy < 4; };
     auto cl = [](int v, int hi) { return std::min(std::max(v, 0), hi); };
