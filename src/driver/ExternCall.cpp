@@ -8,18 +8,13 @@
 #include <mutex>
 #include <sstream>
 
+#include "codegen/Runtime.h"
 #include "ir/Check.h"
 #include "tessera/Error.h"
 
 namespace tessera::driver {
 
 namespace {
-
-std::string c_scalar_type(Type t) {
-    if (t.is_bool()) return "uint8_t";
-    if (t.is_float()) return t.bits == 32 ? "float" : "double";
-    return std::string(t.is_int() ? "int" : "uint") + std::to_string(t.bits) + "_t";
-}
 
 std::string trampoline_source(const std::string &name, const std::vector<std::optional<Type>> &signature) {
     std::ostringstream params, args;
@@ -29,7 +24,7 @@ std::string trampoline_source(const std::string &name, const std::vector<std::op
             params << sep << "tessera_buffer_t *";
             args << sep << "(tessera_buffer_t *)args[" << i << "]";
         } else {
-            const std::string t = c_scalar_type(*signature[i]);
+            const std::string t = codegen::c_type_name(*signature[i]);
             params << sep << t;
             args << sep << "*(const " << t << " *)args[" << i << "]";
         }

@@ -53,7 +53,12 @@ std::vector<Type> FunctionData::types() const {
     return ts;
 }
 
-std::string tuple_storage_name(const std::string &storage, int index) { return storage + "." + std::to_string(index); }
+std::vector<std::string> value_storages(const std::string &storage, int values) {
+    if (values == 1) return {storage};
+    std::vector<std::string> names;
+    for (int k = 0; k < values; k++) names.push_back(storage + "." + std::to_string(k));
+    return names;
+}
 
 std::string describe_definition(const FunctionData &f, int stage) {
     if (stage == 0) return "the pure definition of Func \"" + f.name + "\"";

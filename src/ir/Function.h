@@ -100,9 +100,9 @@ struct FunctionData {
     std::vector<Type> types() const;
 };
 
-/** The name of the storage of value `index` of a Func with several values (`storage` is
- * the Func's): `storage.index`. A Func with one value is stored under `storage`. */
-std::string tuple_storage_name(const std::string &storage, int index);
+/** The names of the storages of a Func's values: `storage` itself for one value, and
+ * `storage.0`, `storage.1`, ... for several (a Tuple). */
+std::vector<std::string> value_storages(const std::string &storage, int values);
 
 /** "the pure definition of Func \"f\"" or "update 2 of Func \"f\"" (0-based, as in
  * f.update(2)). */

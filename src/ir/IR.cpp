@@ -192,6 +192,12 @@ std::vector<Expr> tuple_components(const Expr &value) {
     return {value};
 }
 
+Expr tuple_value(const std::vector<Expr> &values) {
+    TESSERA_INTERNAL_ASSERT(!values.empty(), "a Tuple of no values");
+    if (values.size() == 1) return values[0];
+    return Call::make_intrinsic(values[0].type(), Intrinsic::Tuple, values);
+}
+
 Expr Call::make_intrinsic(Type t, Intrinsic op, std::vector<Expr> args) {
     for (const Expr &a : args) check_defined(a, intrinsic_name(op));
     auto c = std::make_shared<Call>(t, intrinsic_name(op), std::move(args), CallKind::Intrinsic);

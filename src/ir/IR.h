@@ -250,6 +250,8 @@ bool is_undef(const Expr &e);
 /** The components of a definition's value: those of a tuple() (Intrinsic::Tuple), or the
  * value alone. */
 std::vector<Expr> tuple_components(const Expr &value);
+/** Its inverse: tuple(values...) for two or more values, the value alone for one. */
+Expr tuple_value(const std::vector<Expr> &values);
 
 /** print_when, require and trace: the intrinsics with an effect, each (condition, value,
  * parts...) and worth its value operand (args[1]) as a value. */

@@ -231,24 +231,25 @@ const std::string &Func::extern_function_name() const {
 
 namespace lang {
 
-semantics::ExternInputs compiled_extern_inputs(const Target &target) {
+semantics::ExternInputs compiled_extern_inputs(const ExternDefinition &e, const Target &target) {
     semantics::ExternInputs in;
-    in.realize = [target](const std::shared_ptr<FunctionData> &g, const std::shared_ptr<BufferData> &dst) {
-        Func(g).realize(Buffer<>(dst), target);
+    in.realize = [&e, target](size_t i, const std::shared_ptr<BufferData> &dst) {
+        Func(e.args[i].func).realize(Buffer<>(dst), target);
     };
-    in.buffer = [](const ExternArgument &a) -> std::shared_ptr<BufferData> {
+    in.buffer = [&e](size_t i) -> std::shared_ptr<BufferData> {
+        const ExternArgument &a = e.args[i];
         if (a.buffer) return a.buffer;
         if (!a.input->bound)
             throw RuntimeError("ImageParam " + a.input->name + " has no Buffer bound; call " + a.input->name +
                                ".set(buffer) before realizing");
         return a.input->bound;
     };
-    in.scalar = [](const Expr &e) { return startup_value(e); };
+    in.scalar = [&e](size_t i) { return startup_value(e.args[i].value); };
     return in;
 }
 
 void realize_extern(const std::shared_ptr<FunctionData> &f, const std::shared_ptr<BufferData> &dst, const Target &target) {
-    semantics::compute_extern(*f, dst, compiled_extern_inputs(target));
+    semantics::compute_extern(*f, dst, compiled_extern_inputs(*f->extern_definition, target));
 }
 
 std::map<const InputData *, std::shared_ptr<BufferData>> compute_extern_inputs(

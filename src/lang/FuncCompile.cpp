@@ -70,9 +70,9 @@ driver::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::Function
         switch (a.kind) {
         case ir::PipelineArgument::Kind::OutputBuffer: {
             const std::vector<Type> types = f->types();
+            const std::vector<std::string> names = ir::value_storages(f->name, int(types.size()));
             for (size_t k = 0; k < types.size(); k++)
-                if (a.name == (types.size() > 1 ? ir::tuple_storage_name(f->name, int(k)) : f->name) && a.type == types[k])
-                    return true;
+                if (a.name == names[k] && a.type == types[k]) return true;
             return false;
         }
         case ir::PipelineArgument::Kind::Param:

@@ -62,10 +62,7 @@ Tuple cast(const std::vector<Type> &types, const Tuple &t) {
 namespace lang {
 
 /** The value of a definition with the components of `t`: tuple(t...) for two or more. */
-Expr tuple_value(const Tuple &t) {
-    if (t.size() == 1) return t[0];
-    return Call::make_intrinsic(t[0].type(), Intrinsic::Tuple, t.as_vector());
-}
+Expr tuple_value(const Tuple &t) { return ir::tuple_value(t.as_vector()); }
 
 }  // namespace lang
 

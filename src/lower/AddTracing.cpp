@@ -76,8 +76,7 @@ protected:
         for (size_t k = 0; k < values.size(); k++)
             traced.push_back(traced_value("Store", p->func->name, q->args, values[k],
                                           p->prefix + ".stored" + (k ? "." + std::to_string(k) : ""), int(k)));
-        const Expr value = traced.size() == 1 ? traced[0] : Call::make_intrinsic(traced[0].type(), Intrinsic::Tuple, traced);
-        return Provide::make(q->name, value, q->args, q->provenance);
+        return Provide::make(q->name, tuple_value(traced), q->args, q->provenance);
     }
     Expr visit(const Call *op, const Expr &self) override {
         Expr e = IRMutator::visit(op, self);

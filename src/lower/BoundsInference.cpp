@@ -47,23 +47,6 @@ Stmt insert_lets(const Stmt &body, const Lets &lets, const std::vector<Stmt> &ch
     return s;
 }
 
-/** The consumer part of the realization of `storage`. */
-class FindConsumer : public IRVisitor {
-public:
-    explicit FindConsumer(const std::string &storage) : storage_(storage) {}
-    Stmt consumer;
-    using IRVisitor::include;
-
-protected:
-    void visit(const ProducerConsumer *op) override {
-        if (!op->is_producer && op->name == storage_ && !consumer.defined()) consumer = op->body;
-        IRVisitor::visit(op);
-    }
-
-private:
-    const std::string &storage_;
-};
-
 std::string dims_text(const FunctionData &f, int i) {
     return "dimension " + std::to_string(i) + " (" + f.args[size_t(i)] + ")";
 }
@@ -215,11 +198,9 @@ public:
 protected:
     Stmt visit(const For *op, const Stmt &self) override {
         if (!is_site(op, p_.compute_site)) return IRMutator::visit(op, self);
-        FindConsumer find(p_.storage);
-        find.include(op->body);
         Lets lets;
         std::vector<Stmt> checks;
-        b_.at_site(find.consumer, lets, checks);
+        b_.at_site(realization_part(op->body, p_.storage, false), lets, checks);
         return For::make(op->name, op->min, op->extent, op->for_type, insert_lets(op->body, lets, checks), op->loop);
     }
 
@@ -256,11 +237,7 @@ Stmt bounds_inference(const PipelinePlan &plan, Stmt s) {
         BoundsOfFunc b(plan, p);
         if (!p.compute_site) {
             Stmt consumer;
-            if (!p.is_output) {
-                FindConsumer find(p.storage);
-                find.include(s);
-                consumer = find.consumer;
-            }
+            if (!p.is_output) consumer = realization_part(s, p.storage, false);
             Lets lets;
             std::vector<Stmt> checks;
             b.at_site(consumer, lets, checks);

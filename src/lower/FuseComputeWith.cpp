@@ -10,7 +10,6 @@
 #include <algorithm>
 
 #include "ir/IRMutator.h"
-#include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
 #include "tessera/Error.h"
 
@@ -24,23 +23,6 @@ namespace {
     throw CompileError("Func \"" + f.name + "\" is computed with Func \"" + g.name + "\" (compute_with(" + g.name + ", " +
                        f.schedule.compute_with_var + ")), but " + why);
 }
-
-/** The body of the produce node of `storage`, found once. */
-class FindProduce : public IRVisitor {
-public:
-    explicit FindProduce(std::string storage) : storage_(std::move(storage)) {}
-    Stmt body;
-    using IRVisitor::include;
-
-protected:
-    void visit(const ProducerConsumer *op) override {
-        if (op->is_producer && op->name == storage_) body = op->body;
-        IRVisitor::visit(op);
-    }
-
-private:
-    std::string storage_;
-};
 
 /** The loops of a nest from the outermost down to the one the user calls `var`. */
 std::vector<const For *> loops_down_to(const Stmt &nest, const std::string &var) {
@@ -95,12 +77,10 @@ Stmt fuse_compute_with(const PipelinePlan &plan, Stmt s) {
         if (!same_site(p.store_site, p.compute_site) || !same_site(q->store_site, q->compute_site))
             fail(f, g, "one of them is stored outside its compute level (store_at); both must be stored where computed");
         if (reads(p.func, g) || reads(q->func, f)) fail(f, g, "one of them reads the other; fused loops would compute it too late");
-        FindProduce pf(p.storage), pg(q->storage);
-        pf.include(s);
-        pg.include(s);
-        if (!pf.body.defined() || !pg.body.defined()) fail(f, g, "one of them is not computed where the other is");
+        const Stmt produce_f = realization_part(s, p.storage, true), produce_g = realization_part(s, q->storage, true);
+        if (!produce_f.defined() || !produce_g.defined()) fail(f, g, "one of them is not computed where the other is");
         const std::string var = f.schedule.compute_with_var;
-        const std::vector<const For *> lf = loops_down_to(pf.body, var), lg = loops_down_to(pg.body, var);
+        const std::vector<const For *> lf = loops_down_to(produce_f, var), lg = loops_down_to(produce_g, var);
         if (lf.empty()) fail(f, g, var + " is not a loop of \"" + f.name + "\"'s nest (outermost first, without specializations)");
         if (lg.size() != lf.size() || !lg.back()->loop || lg.back()->loop->var != var)
             fail(f, g, "\"" + g.name + "\" has no loop " + var + " at the same depth (" + std::to_string(lf.size()) +
@@ -128,7 +108,7 @@ Stmt fuse_compute_with(const PipelinePlan &plan, Stmt s) {
         }
         // The later produce (of the Func planned later: its realization is inside the
         // other's) gets the fused nest; the other computes nothing.
-        const bool g_later = plan.find(&g) > &p;
+        const bool g_later = q > &p;  // plans are in program order
         s = ReplaceProduce(g_later ? q->storage : p.storage, fused).mutate(s);
         s = ReplaceProduce(g_later ? p.storage : q->storage, Evaluate::make(IntImm::make(Int(32), 0))).mutate(s);
     }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 
 namespace tessera::lower {
@@ -67,6 +68,23 @@ std::string describe_input_buffer(const std::string &name, const ir::BufferData 
     const char *suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
     return text + " (an unnamed " + buffer->type.to_string() + " Buffer of " + (size.empty() ? "one element" : size) +
            ", the pipeline's " + std::to_string(n) + suffix + " input buffer)";
+}
+
+Stmt realization_part(const Stmt &s, const std::string &storage, bool producer) {
+    struct Find : IRVisitor {
+        const std::string *storage;
+        bool producer;
+        Stmt body;
+        using IRVisitor::include;
+        void visit(const ProducerConsumer *op) override {
+            if (op->is_producer == producer && op->name == *storage && !body.defined()) body = op->body;
+            IRVisitor::visit(op);
+        }
+    } find;
+    find.storage = &storage;
+    find.producer = producer;
+    find.include(s);
+    return find.body;
 }
 
 Expr buffer_min(const std::string &b, int dim) {

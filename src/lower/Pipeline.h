@@ -131,6 +131,10 @@ ir::Stmt sliding_window(PipelinePlan &plan, ir::Stmt s);
 
 /** Entry checks: parameter ranges, RDom extents, input buffers covering what is read, the
  * output buffer covering what is written. */
+/** The body of the first produce (`producer`) or consume node of `storage` in s; undefined
+ * if there is none. */
+ir::Stmt realization_part(const ir::Stmt &s, const std::string &storage, bool producer);
+
 /** compute_with: the loop nests of Funcs computed with others fused
  * (src/lower/FuseComputeWith.cpp). */
 ir::Stmt fuse_compute_with(const PipelinePlan &plan, ir::Stmt s);

@@ -77,10 +77,11 @@ std::vector<PipelineArgument> pipeline_arguments(const FunctionData &output, con
     for (auto &[name, a] : collect.params) args.push_back(a);
     // One output buffer per value of the output (f.0, f.1, ... for a Tuple).
     const std::vector<Type> types = output.types();
+    const std::vector<std::string> names = value_storages(output.name, int(types.size()));
     for (size_t k = 0; k < types.size(); k++) {
         PipelineArgument out;
         out.kind = PipelineArgument::Kind::OutputBuffer;
-        out.name = types.size() > 1 ? tuple_storage_name(output.name, int(k)) : output.name;
+        out.name = names[k];
         out.type = types[k];
         out.dimensions = output.dimensions();
         args.push_back(out);

@@ -521,7 +521,7 @@ Stmt schedule_functions(PipelinePlan &plan) {
             read->value_index = int(k);
             reads.emplace_back(std::shared_ptr<const ExprNode>(std::move(read)));
         }
-        const Expr value = reads.size() == 1 ? reads[0] : Call::make_intrinsic(types[0], Intrinsic::Tuple, reads);
+        const Expr value = tuple_value(reads);
         auto prov = std::make_shared<Provenance>();
         prov->func = out.func;
         prov->stage = copy_stage - 1;

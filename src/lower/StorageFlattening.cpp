@@ -125,8 +125,7 @@ protected:
         if (op->call_kind == CallKind::Intrinsic) return IRMutator::visit(op, self);
         std::vector<Expr> args;
         for (const Expr &a : op->args) args.push_back(mutate(a));
-        const std::string buffer =
-            op->func && op->func->outputs() > 1 ? tuple_storage_name(op->name, op->value_index) : op->name;
+        const std::string buffer = value_storages(op->name, op->func ? op->func->outputs() : 1).at(size_t(op->value_index));
         return Load::make(op->type, buffer, index(buffer, args));
     }
 
@@ -148,14 +147,6 @@ private:
     bool constant_extent_bound(const Expr &extent, int64_t &k) const {
         constexpr int64_t kMaxConstantExtent = 4096;
         return analysis::constant_upper_bound(extent, lets_, k) && k > 0 && k <= kMaxConstantExtent;
-    }
-
-    /** The storage of each value of a Func stored under `name` with `values` values. */
-    static std::vector<std::string> value_storages(const std::string &name, int values) {
-        if (values == 1) return {name};
-        std::vector<std::string> names;
-        for (int k = 0; k < values; k++) names.push_back(tuple_storage_name(name, k));
-        return names;
     }
 
     const FuncPlan *plan_of_storage(const std::string &name) const {
@@ -192,10 +183,11 @@ private:
 Stmt bind_tuple_output_window(const FunctionData &out, Stmt s) {
     const int values = out.outputs();
     if (values == 1) return s;
-    const std::string first = tuple_storage_name(out.name, 0);
+    const std::vector<std::string> names = value_storages(out.name, values);
+    const std::string &first = names[0];
     std::vector<Stmt> checks;
     for (int k = 1; k < values; k++) {
-        const std::string other = tuple_storage_name(out.name, k);
+        const std::string &other = names[size_t(k)];
         for (int i = 0; i < out.dimensions(); i++) {
             Expr same = And::make(EQ::make(buffer_min(other, i), buffer_min(first, i)),
                                   EQ::make(buffer_extent(other, i), buffer_extent(first, i)));

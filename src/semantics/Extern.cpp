@@ -34,10 +34,10 @@ void compute_extern(const FunctionData &f, const std::shared_ptr<BufferData> &ou
         if (a.func) {
             values[i].buffer = query_buffer(a.func->name, a.func->type, a.func->dimensions(), output->dims);
         } else if (a.buffer || a.input) {
-            values[i].buffer = inputs.buffer(a);
+            values[i].buffer = inputs.buffer(i);
         } else {
             values[i].type = a.value.type();
-            values[i].scalar = inputs.scalar(a.value);
+            values[i].scalar = inputs.scalar(i);
         }
     }
     const bool reads_funcs = std::any_of(e.args.begin(), e.args.end(), [](const ExternArgument &a) { return bool(a.func); });
@@ -59,7 +59,7 @@ void compute_extern(const FunctionData &f, const std::shared_ptr<BufferData> &ou
             }
             auto dst = tessera::detail::make_buffer(a.func->type, extents, a.func->name);
             for (size_t d = 0; d < mins.size(); d++) dst->dims[d].min = mins[d];
-            inputs.realize(a.func, dst);
+            inputs.realize(i, dst);
             values[i].buffer = dst;
         }
     }

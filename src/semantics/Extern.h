@@ -19,13 +19,15 @@
 
 namespace tessera::semantics {
 
+/** How one run gets the extern function's arguments, each by its position in
+ * ExternDefinition::args. */
 struct ExternInputs {
-    /** Computes Func `f` over the window of `dst` into it. */
-    std::function<void(const std::shared_ptr<ir::FunctionData> &f, const std::shared_ptr<ir::BufferData> &dst)> realize;
-    /** The memory of a Buffer or an ImageParam argument as this run sees it. */
-    std::function<std::shared_ptr<ir::BufferData>(const ir::ExternArgument &a)> buffer;
-    /** The value of a scalar argument (a startup expression). */
-    std::function<ir::Scalar(const Expr &e)> scalar;
+    /** Computes Func argument i over the window of `dst` into it. */
+    std::function<void(size_t i, const std::shared_ptr<ir::BufferData> &dst)> realize;
+    /** The memory of Buffer or ImageParam argument i as this run sees it. */
+    std::function<std::shared_ptr<ir::BufferData>(size_t i)> buffer;
+    /** The value of scalar argument i (a startup expression). */
+    std::function<ir::Scalar(size_t i)> scalar;
 };
 
 /** Fills `output` (whose dims give the region; its type is f's) with extern Func f's

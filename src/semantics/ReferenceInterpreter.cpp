@@ -283,8 +283,7 @@ private:
                 v.buffer = own_buffer_handle(a.buffer);
             } else if (a.input) {
                 st.extern_inputs.push_back(nullptr);
-                bound_buffer(*a.input);  // the error if none is bound
-                v.buffer = bound_buffer_handle(a.input);
+                v.buffer = bound_buffer_handle(*a.input);
             } else {
                 st.extern_inputs.push_back(nullptr);
                 v.type = a.value.type();
@@ -294,22 +293,6 @@ private:
         }
         st.stages.push_back(std::make_unique<StageState>(st.dims, 1));
         st.stages.back()->def = &st.func->definitions[0];
-    }
-
-    std::shared_ptr<BufferData> own_buffer_handle(const std::shared_ptr<BufferData> &b) {
-        if (bindings_) {
-            auto it = bindings_->buffers.find(b.get());
-            if (it != bindings_->buffers.end() && it->second) return it->second;
-        }
-        return b;
-    }
-
-    std::shared_ptr<BufferData> bound_buffer_handle(const std::shared_ptr<InputData> &in) {
-        if (bindings_) {
-            auto it = bindings_->inputs.find(in.get());
-            if (it != bindings_->inputs.end() && it->second) return it->second;
-        }
-        return in->bound;
     }
 
     struct Scope {
@@ -435,7 +418,7 @@ private:
                 n.intrinsic = c->op;
             } else if (c->call_kind == CallKind::Image) {
                 n.op = Op::ImageCall;
-                n.image = c->buffer ? &own_buffer(*c->buffer) : &bound_buffer(*c->input);
+                n.image = c->buffer ? own_buffer_handle(c->buffer).get() : &bound_buffer(*c->input);
             } else if (c->func.get() == scope.self) {
                 n.op = Op::SelfCall;
                 n.callee = funcs_.at(c->func.get());
@@ -485,24 +468,28 @@ private:
         return std::to_string(v.u);
     }
 
-    const BufferData &bound_buffer(const InputData &in) {
+    /** The Buffer bound to `in` for this oracle (ReferenceBindings, else the ImageParam's). */
+    std::shared_ptr<BufferData> bound_buffer_handle(const InputData &in) {
         if (bindings_) {
             auto it = bindings_->inputs.find(&in);
-            if (it != bindings_->inputs.end() && it->second) return *it->second;
+            if (it != bindings_->inputs.end() && it->second) return it->second;
         }
         if (!in.bound)
             throw RuntimeError("ImageParam " + in.name + " has no Buffer bound; call " + in.name +
                                ".set(buffer) before realizing");
-        return *in.bound;
+        return in.bound;
     }
+    const BufferData &bound_buffer(const InputData &in) { return *bound_buffer_handle(in); }
 
-    const BufferData &own_buffer(const BufferData &b) {
+    /** The memory that stands for Buffer b for this oracle (ReferenceBindings, else b's). */
+    std::shared_ptr<BufferData> own_buffer_handle(const std::shared_ptr<BufferData> &b) {
         if (bindings_) {
-            auto it = bindings_->buffers.find(&b);
-            if (it != bindings_->buffers.end() && it->second) return *it->second;
+            auto it = bindings_->buffers.find(b.get());
+            if (it != bindings_->buffers.end() && it->second) return it->second;
         }
         return b;
     }
+
 
     Scalar evaluate_startup(const Expr &e) {
         Program p;
@@ -746,27 +733,9 @@ private:
         auto dst = tessera::detail::make_buffer(f.func->type, ones, f.func->name);
         for (int i = 0; i < f.dims; i++) dst->dims[size_t(i)].min = c[i];
         ExternInputs in;
-        in.realize = [&](const std::shared_ptr<FunctionData> &g, const std::shared_ptr<BufferData> &out) {
-            const auto &e = f.func->extern_definition->args;
-            for (size_t i = 0; i < e.size(); i++)
-                if (e[i].func == g) {
-                    f.extern_inputs[i]->realize_into({out.get()});
-                    return;
-                }
-            TESSERA_INTERNAL_ERROR("extern Func " << f.func->name << " does not read " << g->name);
-        };
-        in.buffer = [&](const ExternArgument &a) {
-            const auto &e = f.func->extern_definition->args;
-            for (size_t i = 0; i < e.size(); i++)
-                if (&e[i] == &a) return f.extern_args[i].buffer;
-            TESSERA_INTERNAL_ERROR("extern Func " << f.func->name << ": an argument of another Func");
-        };
-        in.scalar = [&](const Expr &v) {
-            const auto &e = f.func->extern_definition->args;
-            for (size_t i = 0; i < e.size(); i++)
-                if (e[i].value.same_as(v)) return f.extern_args[i].scalar;
-            TESSERA_INTERNAL_ERROR("extern Func " << f.func->name << ": an argument of another Func");
-        };
+        in.realize = [&](size_t i, const std::shared_ptr<BufferData> &out) { f.extern_inputs[i]->realize_into({out.get()}); };
+        in.buffer = [&](size_t i) { return f.extern_args[i].buffer; };
+        in.scalar = [&](size_t i) { return f.extern_args[i].scalar; };
         compute_extern(*f.func, dst, in);
         f.stages[0]->stores[0].put(c, load_scalar(f.func->type, dst->host));
     }
