@@ -214,6 +214,20 @@ Isl<isl_set> outside_range(Affine &affine, const Isl<isl_pw_aff> &lo, const Isl<
     return check(isl_set_union(below.release(), above.release()), "the cells outside");
 }
 
+/** The storages `value` loads from. */
+std::set<std::string> loaded_storages(const Expr &value) {
+    struct Loads : IRVisitor {
+        std::set<std::string> buffers;
+        using IRVisitor::include;
+        void visit(const Load *op) override {
+            buffers.insert(op->buffer);
+            IRVisitor::visit(op);
+        }
+    } loads;
+    loads.include(value);
+    return loads.buffers;
+}
+
 /** The walk over the body: the loops, conditions and lets around each statement. */
 class Walk {
 public:
@@ -501,6 +515,7 @@ private:
         const int lane_dim = lanes > 1 ? int(st.dims.size()) : -1;
         if (lanes > 1) st.dims.push_back("lane");
         const std::string tuple = "S" + std::to_string(st.id);
+        st.loaded = loaded_storages(expand(s->value));
         ctx_.reset_operations();  // each statement within the limit
         if (!wanted_(st)) {
             st.unmodelled = "not needed by the checks";

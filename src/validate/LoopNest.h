@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,9 @@ struct Statement {
         std::vector<long> folds;
     };
     std::vector<Read> reads;
+    /** The storages the stored value loads from (lets expanded), for every statement,
+     * modelled or not: which stores a check of this one needs modelled too. */
+    std::set<std::string> loaded;
     /** For the value check, with the lets around expanded: the conditions under which an
      * instance runs (loop bounds, ifs), the stored value and the index. */
     std::vector<Expr> conditions;

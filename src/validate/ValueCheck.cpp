@@ -1,6 +1,6 @@
 #include "validate/ValueCheck.h"
 
-#include <chrono>
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -651,7 +651,8 @@ private:
 
     /** A fresh quotient, within a range where m * q does not overflow. */
     z3::expr quotient() {
-        static int next = 0;
+        // (Unique across the terms of one query, and across threads.)
+        static std::atomic<int> next{0};
         const z3::expr q = c_.bv_const(("quotient " + std::to_string(next++)).c_str(), 64);
         const int64_t bound = int64_t(1) << 40;
         constraints_ = constraints_ && z3::sge(q, c_.bv_val(-bound, 64)) && z3::sle(q, c_.bv_val(bound, 64));
@@ -1046,7 +1047,7 @@ struct WindowRead {
         for (const ReadSources &rs : sources) {
             if (rs.point && rs.sources.empty() && s.store->buffer == rs.read->buffer) return s.domain;
             for (const Source &src : rs.sources)
-                if (src.writer == &s)
+                if (src.writer->id == s.id)  // (the window may be read off another nest of the same code)
                     kept = check(isl_set_union(kept.release(), isl_map_range(src.instances.copy())), "the kept values");
         }
         return kept;
@@ -1140,8 +1141,15 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
 
 }  // namespace
 
+std::string values_proved(const ValueTally &t) {
+    return "each of the " + std::to_string(t.stores) +
+           " store(s) writes the value the algorithm defines at its point (the output's into that point's cell), "
+           "given the values its " + std::to_string(t.loads) + " load(s) read, in " + std::to_string(t.cases) + " case(s)" +
+           (t.final_values ? ", and the output holds its final values" : "");
+}
+
 CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest, unsigned rlimit,
-                         std::map<std::string, int64_t> *run, const std::function<void(const std::string &)> &progress) {
+                         std::map<std::string, int64_t> *run, const ValueCheckScope &scope, ValueTally *tally) {
     const PipelineArgument *out = nullptr;
     for (const PipelineArgument &a : p.args)
         if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
@@ -1152,21 +1160,21 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         if (s.provenance) realized.insert(s.provenance->func.get());
     std::map<std::string, Type> parameters = nest.parameters;
     Recurrences recurrences(ctx, parameters);
-    std::unique_ptr<WindowRead> window;  // made when first needed
     LastWriterCache last_writes;
+    std::unique_ptr<WindowRead> window;  // made when first needed
+    LastWriterCache window_writes;       // its last writers' (of the output's writers' nest)
+    auto window_read = [&] {
+        const LoopNest &writers = scope.output_writers ? scope.output_writers() : nest;
+        return read_window(ctx, p, *out, writers, parameters, &writers == &nest ? last_writes : window_writes);
+    };
     if (!nest.context_hull) return {Verdict::Unknown, "the polyhedral library could not compute the context's hull"};
     const Isl<isl_set> &context_hull = nest.context_hull;
     bool output_read = false;  // whether a statement reads the output buffer back
-    for (const Statement &s : nest.statements)
-        for (const Statement::Read &r : s.reads) output_read = output_read || r.buffer == out->name;
+    for (const Statement &s : nest.statements) output_read = output_read || s.loaded.count(out->name);
     int checked = 0, cases = 0, reads = 0;
-    // Progress for long checks: how many stores are done, at most every few seconds.
-    auto last_report = std::chrono::steady_clock::now();
     for (const Statement &s : nest.statements) {
-        if (progress && s.id > 0 && std::chrono::steady_clock::now() - last_report > std::chrono::seconds(3)) {
-            progress("checking values: " + std::to_string(s.id) + " of " + std::to_string(nest.statements.size()) + " stores done");
-            last_report = std::chrono::steady_clock::now();
-        }
+        if (scope.checks && !scope.checks(s)) continue;
+        if (scope.store_done && s.id > 0) scope.store_done();
         const std::string name = "statement S" + std::to_string(s.id);
         if (!s.writes || !s.value.defined()) return {Verdict::Unknown, name + " is not modelled: " + s.unmodelled};
         const Provenance &prov = *s.provenance;
@@ -1417,7 +1425,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                         // any of them is in it.)
                         set = check(isl_set_intersect(set.release(), instances.copy()), "the instances");
                         if (isl_set_is_empty(set.get()) == isl_bool_true) return;
-                        if (!window) window = read_window(ctx, p, *out, nest, parameters, last_writes);
+                        if (!window) window = window_read();
                         if (!kept) kept = window->kept_from(s);
                         set = check(isl_set_intersect(set.release(), kept.copy()), "the kept values");
                         if (isl_set_is_empty(set.get()) == isl_bool_true) return;
@@ -1599,23 +1607,22 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         if (!refuted.empty()) return {Verdict::Refuted, refuted};
         checked++;
     }
-    if (checked == 0) return {Verdict::Unknown, "no store to check"};
-    std::string final_values;
-    if (p.output->definitions.size() > 1) {
+    if (checked == 0 && !scope.checks) return {Verdict::Unknown, "no store to check"};
+    bool final_values = false;
+    if (scope.final_values && p.output->definitions.size() > 1) {
         try {
-            if (!window) window = read_window(ctx, p, *out, nest, parameters, last_writes);
-            const CheckResult r = check_final_values(ctx, p, *out, nest, recurrences, *window);
+            if (!window) window = window_read();
+            const CheckResult r = check_final_values(ctx, p, *out, scope.output_writers ? scope.output_writers() : nest, recurrences, *window);
             if (r.verdict == Verdict::Refuted) return refuted_unless_unmodelled(nest, r.detail);
-            final_values = ", and the output holds its final values";
+            final_values = true;
         } catch (const Unsupported &u) {
             return {Verdict::Unknown, "the output's final values: " +
                                           (ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what()))};
         }
     }
-    return {Verdict::Proved, "each of the " + std::to_string(checked) +
-                                 " store(s) writes the value the algorithm defines at its point (the output's into that point's cell), "
-                                 "given the values its " + std::to_string(reads) + " load(s) read, in " +
-                                 std::to_string(cases) + " case(s)" + final_values};
+    const ValueTally counted{checked, reads, cases, final_values};
+    if (tally) *tally = counted;
+    return {Verdict::Proved, values_proved(counted)};
 }
 
 }  // namespace tessera::validator
