@@ -111,6 +111,35 @@ Isl<isl_map> simplified_on(Isl<isl_map> m, const Isl<isl_set> &domain) {
     return check(isl_map_coalesce(isl_map_gist_domain(m.release(), domain.copy())), "the last writer");
 }
 
+/** A single-valued relation as a function (isl's pw_multi_aff); null if isl gives none. */
+Isl<isl_pw_multi_aff> function_of(const Isl<isl_map> &m) { return Isl<isl_pw_multi_aff>(isl_pw_multi_aff_from_map(m.copy())); }
+
+/** { i : a(i) <=lex b(i) } (`strict`: <lex) for two functions of the instances into one
+ * space, by substituting them into the order (a preimage: no variable is eliminated, unlike
+ * the composition of relations through the order's space). */
+Isl<isl_set> where_ordered(const Isl<isl_pw_multi_aff> &a, const Isl<isl_pw_multi_aff> &b, bool strict) {
+    isl_space *t = isl_space_range(isl_pw_multi_aff_get_space(a.get()));
+    Isl<isl_set> order = check(isl_map_wrap(strict ? isl_map_lex_lt(t) : isl_map_lex_le(t)), "an order");
+    Isl<isl_pw_multi_aff> both = check(isl_pw_multi_aff_range_product(a.copy(), b.copy()), "an order");
+    return check(isl_set_preimage_pw_multi_aff(order.release(), both.release()), "an order");
+}
+
+/** Whether every instance of `instances` lies in some set of `sets` (sets of the
+ * instances, each subtracted in turn, those of most pieces first: the writers of the steady
+ * state of a partitioned loop, which cover most instances and leave the boundary parts'
+ * sets little to subtract from). */
+bool covered(IslContext &ctx, Isl<isl_set> instances, std::vector<Isl<isl_set>> sets) {
+    std::stable_sort(sets.begin(), sets.end(), [](const Isl<isl_set> &a, const Isl<isl_set> &b) {
+        return isl_set_n_basic_set(a.get()) > isl_set_n_basic_set(b.get());
+    });
+    for (const Isl<isl_set> &s : sets) {
+        if (isl_set_is_empty(instances.get()) == isl_bool_true) return true;
+        ctx.reset_operations();
+        instances = check(isl_set_subtract(instances.release(), s.copy()), "the instances covered");
+    }
+    return isl_set_is_empty(instances.get()) == isl_bool_true;
+}
+
 /** { S[i] -> key[i_E, c] }: an instance's values of the loops `shared` (those it has in
  * common with a reader that key the storage's cells), then the cell of `cells`. */
 Isl<isl_map> keyed(const Isl<isl_map> &cells, const std::vector<int> &shared) {
@@ -160,6 +189,8 @@ struct LastWriterCache::Rows {
     std::vector<Isl<isl_map>> other_writes;
     Isl<isl_map> point;  // { key -> F[x] }: as Entry::point (required here)
     const ir::FunctionData *func = nullptr;
+    /** `last` and `next` as functions (null where isl gives none). */
+    Isl<isl_pw_multi_aff> last_fn, next_fn;
     /** Per writer: { W[j] -> T' } (its row iteration), { W[j] -> key } (its cell), and
      * { [T' -> key] } (the cells it writes in each iteration). */
     std::vector<Isl<isl_map>> iteration, keys;
@@ -330,6 +361,9 @@ Isl<isl_map> iteration_of(const Isl<isl_map> &schedule, int n) {
     return check(isl_map_project_out(schedule.copy(), isl_dim_out, unsigned(2 * n), unsigned(dims - 2 * n)), "an iteration");
 }
 
+bool rows_read_in_order(IslContext &ctx, const Statement &s, const Statement::Read &read, const std::vector<int> &shared,
+                        LastWriterCache::Rows &rows, int tdims, const Isl<isl_set> &hull);
+
 /** The sources of a read of folded storage whose writers all store final values of one
  * Func (a sliding window's rows), reasoned about by rows instead of cells. A row is a
  * value of the folded coordinates (with the loops that key the storage); the outer loops
@@ -469,6 +503,12 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     }
     if (!rows->failed.empty()) return false;
     const Isl<isl_map> read_iteration = iteration_of(reader_schedule, rows->loops);  // { S -> T' }
+    if (rows_read_in_order(ctx, s, read, shared, *rows, tdims, hull)) {
+        const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
+        sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
+        sources.point_of = rows->func;
+        return true;
+    }
     auto alike = [&](const Statement::Read &r) { return r.unfolded_cells && r.folded == read.folded && r.folds == read.folds; };
     // (1) and (2) for `read_rows` ({ S -> row } on the reads' instances): for all the
     // statement's loads of the storage at once first (the union of a stencil's taps has
@@ -537,6 +577,71 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
     sources.point_of = rows->func;
     return true;
+}
+
+/** Conditions (1), (2) and (3) of last_writers_by_rows for one load, each a question on
+ * the reading statement's instances: the functions of an instance (the row it reads, that
+ * row's last and next writing iterations, its own iteration, its cell) substituted into the
+ * sets and orders they must meet, so that no variable is eliminated (the relations
+ * composed through the rows' and the cells' spaces, each such composition a projection,
+ * cost several times more). False where a condition does not hold or a function is not
+ * available (the caller then decides by the relations). */
+bool rows_read_in_order(IslContext &ctx, const Statement &s, const Statement::Read &read, const std::vector<int> &shared,
+                        LastWriterCache::Rows &rows, int tdims, const Isl<isl_set> &hull) {
+    if (!read.unfolded_coordinates || !rows.next) return false;
+    ctx.reset_operations();
+    try {
+        if (!rows.last_fn) rows.last_fn = check(isl_pw_multi_aff_from_map(rows.last.copy()), "the rows' last writes");
+        if (!rows.next_fn) rows.next_fn = check(isl_pw_multi_aff_from_map(rows.next.copy()), "the rows' next writes");
+        // The instances that read, and the functions of an instance: its row, its cell (with
+        // the loops that key it), the iteration of the rows' loops it runs in.
+        const Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
+        auto row_map = check(keep_dims(read.unfolded_coordinates.copy(), isl_dim_out, read.folded), "a row");
+        const Isl<isl_pw_multi_aff> row = function_of(keyed(row_map, shared));
+        const Isl<isl_pw_multi_aff> key = function_of(keyed(read.unfolded_coordinates, shared));
+        const Isl<isl_set> everywhere = check(isl_set_universe(isl_set_get_space(s.domain.get())), "the instances");
+        const Isl<isl_pw_multi_aff> iteration = function_of(iteration_of(schedule_on(s, tdims, everywhere), rows.loops));
+        if (!row || !key || !iteration) return false;
+        // (1) the row is written, last before the read's iteration.
+        const Isl<isl_set> written_rows = check(isl_pw_multi_aff_domain(rows.last_fn.copy()), "the rows written");
+        if (isl_set_is_subset(reading.get(), check(isl_set_preimage_pw_multi_aff(written_rows.copy(), row.copy()), "the rows read").get()) !=
+            isl_bool_true)
+            return false;
+        const Isl<isl_pw_multi_aff> last = check(isl_pw_multi_aff_pullback_pw_multi_aff(rows.last_fn.copy(), row.copy()), "the last writes");
+        Isl<isl_set> late = check(isl_set_intersect(where_ordered(iteration, last, false).release(), reading.copy()), "the last writes");
+        if (isl_set_is_empty(late.get()) != isl_bool_true) return false;
+        // (2) no other row written into its cells from then until the read's iteration.
+        const Isl<isl_pw_multi_aff> next = check(isl_pw_multi_aff_pullback_pw_multi_aff(rows.next_fn.copy(), row.copy()), "the next writes");
+        Isl<isl_set> overwritten = check(isl_set_intersect(where_ordered(next, iteration, false).release(), reading.copy()), "the next writes");
+        if (isl_set_is_empty(overwritten.get()) != isl_bool_true) return false;
+        // (3) the cell is written in the row's last iteration.
+        const Isl<isl_pw_multi_aff> needed = check(isl_pw_multi_aff_range_product(last.copy(), key.copy()), "the cell's writes");
+        std::vector<Isl<isl_set>> writing;  // the instances whose cell each writer writes
+        for (const Isl<isl_set> &cells : rows.cells)
+            writing.push_back(check(isl_set_preimage_pw_multi_aff(cells.copy(), needed.copy()), "the cell's writes"));
+        return covered(ctx, reading, std::move(writing));
+    } catch (const Unsupported &) {
+        return false;
+    }
+}
+
+/** Whether every cell `read` reads (with the loops `shared` that key it) is in some
+ * writer's `cells`: a question on the reading instances, the cell's function substituted
+ * into each writer's cells (see rows_read_in_order). False where it is not so shown. */
+bool cells_written(IslContext &ctx, const Statement::Read &read, const std::vector<int> &shared,
+                   const std::vector<Isl<isl_set>> &cells, const Isl<isl_set> &hull) {
+    if (!read.cell_coordinates) return false;
+    ctx.reset_operations();
+    try {
+        const Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
+        const Isl<isl_pw_multi_aff> key = function_of(keyed(read.cell_coordinates, shared));
+        if (!key) return false;
+        std::vector<Isl<isl_set>> writing;
+        for (const Isl<isl_set> &c : cells) writing.push_back(check(isl_set_preimage_pw_multi_aff(c.copy(), key.copy()), "the cell's writes"));
+        return covered(ctx, reading, std::move(writing));
+    } catch (const Unsupported &) {
+        return false;
+    }
 }
 
 /** The sources of a read of storage (not folded) that its writers fill, in each
@@ -615,7 +720,9 @@ bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const State
         return check(isl_map_range(n.release()), "the cell's writes");
     };
     auto alike = [&](const Statement::Read &r) { return r.cells && !r.unfolded_cells; };
-    if (!reads_written(ctx, s, read, entry->cells, entry->written_for, alike, needed_by)) return false;
+    if (!cells_written(ctx, read, shared, entry->cells, hull) &&
+        !reads_written(ctx, s, read, entry->cells, entry->written_for, alike, needed_by))
+        return false;
     sources.point = simplified_on(check(isl_map_apply_range(keyed(read.cells, shared).release(), entry->point.copy()), "the point read"),
                                   s.domain);
     sources.point_of = entry->func;

@@ -976,7 +976,7 @@ private:
             Access r = access(l->buffer, l->index, affine, st.domain);
             st.accesses.push_back({"reads " + l->buffer, std::move(r.outside), r.bounds_unmodelled});
             st.reads.push_back({l->buffer, l->type.element_of(), key, std::move(r.cells), r.cells_unmodelled, std::move(r.unfolded_cells),
-                                std::move(r.folded), std::move(r.folds)});
+                                std::move(r.folded), std::move(r.folds), std::move(r.cell_coordinates), std::move(r.unfolded_coordinates)});
         }
     }
 

@@ -115,6 +115,9 @@ struct Statement {
         Isl<isl_map> unfolded_cells;
         std::vector<int> folded;
         std::vector<long> folds;
+        /** The same cells and unfolded cells without the domain (as
+         * Statement::cell_coordinates): functions of the instance, equal to them on it. */
+        Isl<isl_map> cell_coordinates, unfolded_coordinates;
     };
     std::vector<Read> reads;
     /** The storages the stored value loads from (lets expanded), for every statement,

@@ -229,7 +229,8 @@ struct PartReport {
 };
 
 PartReport check_part(const LoweredPipeline &p, const StructureOptions &options, const Part &part,
-                      const std::function<void(const std::string &)> &step, const std::function<void()> &store_done) {
+                      const std::function<void(const std::string &)> &step, const std::function<void()> &store_done,
+                      const std::function<bool()> &cancelled) {
     IslContext ctx(options.max_operations);
     PartReport r;
     // Each step within the operation limit; a step that reaches it answers Unknown.
@@ -279,6 +280,7 @@ PartReport check_part(const LoweredPipeline &p, const StructureOptions &options,
     scope.checks = part.mine;
     scope.final_values = part.final_values;
     scope.store_done = store_done;
+    scope.cancelled = cancelled;
     scope.output_writers = [&]() -> const LoopNest & {
         if (all_outputs) return nest;
         if (!outputs)
@@ -406,11 +408,19 @@ StructureReport check_structure(const LoweredPipeline &p, const StructureOptions
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return parts[a].size > parts[b].size; });
     std::vector<std::exception_ptr> failed(parts.size());
     std::atomic<size_t> next{0};
+    std::atomic<size_t> values_failed{parts.size()};  // the first part whose value check failed
     auto work = [&] {
         for (size_t i = next++; i < order.size(); i = next++) {
             const size_t k = order[i];
             try {
-                reports[k] = check_part(p, options, parts[k], step, store_done);
+                // The value check of a part stops where a part of earlier stores (whose
+                // result is the one reported) has failed.
+                reports[k] = check_part(p, options, parts[k], step, store_done, [&, k] { return values_failed.load() < k; });
+                if (reports[k].values.verdict != Verdict::Proved) {
+                    size_t first = values_failed.load();
+                    while (k < first && !values_failed.compare_exchange_weak(first, k)) {
+                    }
+                }
             } catch (...) {
                 failed[k] = std::current_exception();
             }

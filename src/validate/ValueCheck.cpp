@@ -1,6 +1,5 @@
 #include "validate/ValueCheck.h"
 
-#include <atomic>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -599,7 +598,11 @@ private:
 class AffineTerm {
 public:
     using Term = std::function<z3::expr(isl_dim_type, unsigned)>;
-    AffineTerm(z3::context &c, Term term) : c_(c), term_(std::move(term)), constraints_(c.bool_val(true)) {}
+    /** `quotients` numbers the fresh quotients: one counter per solver context, so that
+     * their names are unique there and the same on every run (the solver's choices, and
+     * so whether a query ends within its resource limit, depend on names). */
+    AffineTerm(z3::context &c, int &quotients, Term term)
+        : c_(c), quotients_(quotients), term_(std::move(term)), constraints_(c.bool_val(true)) {}
 
     /** The value of an integer-valued aff. */
     z3::expr value(isl_aff *aff) {
@@ -651,9 +654,7 @@ private:
 
     /** A fresh quotient, within a range where m * q does not overflow. */
     z3::expr quotient() {
-        // (Unique across the terms of one query, and across threads.)
-        static std::atomic<int> next{0};
-        const z3::expr q = c_.bv_const(("quotient " + std::to_string(next++)).c_str(), 64);
+        const z3::expr q = c_.bv_const(("quotient " + std::to_string(quotients_++)).c_str(), 64);
         const int64_t bound = int64_t(1) << 40;
         constraints_ = constraints_ && z3::sge(q, c_.bv_val(-bound, 64)) && z3::sle(q, c_.bv_val(bound, 64));
         return q;
@@ -669,6 +670,7 @@ private:
     }
 
     z3::context &c_;
+    int &quotients_;
     Term term_;
     z3::expr constraints_;
 };
@@ -1078,7 +1080,7 @@ std::unique_ptr<WindowRead> read_window(IslContext &ctx, const LoweredPipeline &
     if (!cells) cells = check(isl_map_from_domain(window.copy()), "a cell");
     cells = check(isl_map_set_tuple_name(isl_map_intersect_domain(cells.release(), window.copy()), isl_dim_out, out.name.c_str()), "the cells");
     reader.domain = window;
-    reader.reads.push_back({out.name, p.output->type, "the window", std::move(cells), "", Isl<isl_map>(), {}, {}});
+    reader.reads.push_back({out.name, p.output->type, "the window", std::move(cells), "", Isl<isl_map>(), {}, {}, Isl<isl_map>(), Isl<isl_map>()});
     w->window = std::move(window);
     w->sources = last_writers(ctx, nest, reader, &last_writes);
     return w;
@@ -1174,6 +1176,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     int checked = 0, cases = 0, reads = 0;
     for (const Statement &s : nest.statements) {
         if (scope.checks && !scope.checks(s)) continue;
+        if (scope.cancelled && scope.cancelled()) return {Verdict::Unknown, "not checked: an earlier store is not proved"};
         if (scope.store_done && s.id > 0) scope.store_done();
         const std::string name = "statement S" + std::to_string(s.id);
         if (!s.writes || !s.value.defined()) return {Verdict::Unknown, name + " is not modelled: " + s.unmodelled};
@@ -1347,6 +1350,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         std::string refuted;
         for (const bool ieee : {false, true}) {
             z3::context c;
+            int quotients = 0;  // (AffineTerm)
             z3::params params(c);
             params.set("rlimit", rlimit);
             z3::solver solver(c);
@@ -1434,7 +1438,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                         if (type == isl_dim_out) return dimension(k);
                         return parameter(isl_set_get_dim_id(set.get(), type, k));
                     });
-                    AffineTerm affine(c, [&](isl_dim_type type, unsigned k) -> z3::expr {
+                    AffineTerm affine(c, quotients, [&](isl_dim_type type, unsigned k) -> z3::expr {
                         if (type == isl_dim_in) return dimension(k);
                         return parameter(isl_multi_aff_get_dim_id(ma.get(), type, k));
                     });

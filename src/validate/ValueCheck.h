@@ -26,6 +26,9 @@ struct ValueCheckScope {
     bool final_values = true;
     /** Told after each store checked. */
     std::function<void()> store_done;
+    /** Asked before each store: true when the result is no longer needed (a check of
+     * earlier stores, elsewhere, has failed); the check then stops, its result Unknown. */
+    std::function<bool()> cancelled;
     /** A nest, in the same isl context, that models every store to the output: what the
      * output's window holds after the pipeline is read off it (where a store to the output
      * reads memory no store wrote, and for the final values). The checked nest if not given. */
