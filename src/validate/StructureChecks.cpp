@@ -301,6 +301,7 @@ PartReport check_part(const LoweredPipeline &p, const StructureOptions &options,
  * has at least kMinStoresPerPart stores (a smaller group joins the next); a pipeline of
  * fewer stores is one part. */
 constexpr size_t kMinStoresPerPart = 4;
+constexpr size_t kMaxSharedWriters = 2;
 
 std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &options, int &stores) {
     // The stores, unmodelled: their loops, storage and loads.
@@ -331,6 +332,27 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
     if (ranges.size() > 1 && size_t(ranges.back().second - ranges.back().first) < kMinStoresPerPart) {
         ranges[ranges.size() - 2].second = ranges.back().second;
         ranges.pop_back();
+    }
+    // A part that loads what more than kMaxSharedWriters stores of other parts write joins
+    // the part before it (until it does not): those stores would be modelled, and their
+    // last writes computed, twice. Small tables (a kernel's weights) stay shared.
+    auto foreign_writers = [&](const std::pair<int, int> &range) {
+        std::set<std::string> loaded;
+        for (int i = range.first; i < range.second; i++)
+            loaded.insert(plan->statements[size_t(i)].loaded.begin(), plan->statements[size_t(i)].loaded.end());
+        size_t count = 0;
+        for (size_t i = 0; i < n; i++)
+            if ((int(i) < range.first || int(i) >= range.second) && loaded.count(plan->statements[i].store->buffer)) count++;
+        return count;
+    };
+    for (size_t k = 1; k < ranges.size();) {
+        if (foreign_writers(ranges[k]) > kMaxSharedWriters) {
+            ranges[k - 1].second = ranges[k].second;
+            ranges.erase(ranges.begin() + long(k));
+            k = std::max<size_t>(k - 1, 1);
+        } else {
+            k++;
+        }
     }
     if (ranges.size() < 2) return {Part{all, all, true, true, int(n)}};
     std::string output;
