@@ -720,7 +720,11 @@ bool last_writers_in_allocation(IslContext &ctx, const Statement &s, const State
         return check(isl_map_range(n.release()), "the cell's writes");
     };
     auto alike = [&](const Statement::Read &r) { return r.cells && !r.unfolded_cells; };
-    if (!cells_written(ctx, read, shared, entry->cells, hull) &&
+    // Storage at the root (no loop keys its cells: a table of weights every statement
+    // reads): each load's cells, often constants, substituted into the writers' cells;
+    // elsewhere, the union of the loads' cells, one set for a stencil's taps, taken apart by
+    // the writers once (per load, the writers' cells are taken away once for each tap).
+    if (!(shared.empty() && cells_written(ctx, read, shared, entry->cells, hull)) &&
         !reads_written(ctx, s, read, entry->cells, entry->written_for, alike, needed_by))
         return false;
     sources.point = simplified_on(check(isl_map_apply_range(keyed(read.cells, shared).release(), entry->point.copy()), "the point read"),

@@ -214,18 +214,25 @@ Isl<isl_set> outside_range(Affine &affine, const Isl<isl_pw_aff> &lo, const Isl<
     return check(isl_set_union(below.release(), above.release()), "the cells outside");
 }
 
-/** The storages `value` loads from. */
-std::set<std::string> loaded_storages(const Expr &value) {
+/** The loads `value` makes, in the order they occur. */
+std::vector<const Load *> loads_of(const Expr &value) {
     struct Loads : IRVisitor {
-        std::set<std::string> buffers;
+        std::vector<const Load *> found;
         using IRVisitor::include;
         void visit(const Load *op) override {
-            buffers.insert(op->buffer);
+            found.push_back(op);
             IRVisitor::visit(op);
         }
     } loads;
     loads.include(value);
-    return loads.buffers;
+    return loads.found;
+}
+
+/** The storages `value` loads from. */
+std::set<std::string> loaded_storages(const Expr &value) {
+    std::set<std::string> buffers;
+    for (const Load *l : loads_of(value)) buffers.insert(l->buffer);
+    return buffers;
 }
 
 /** The walk over the body: the loops, conditions and lets around each statement. */
@@ -960,17 +967,8 @@ private:
         st.accesses.push_back({"writes " + s->buffer, std::move(w.outside), w.bounds_unmodelled});
         // The loads the stored value makes, lets expanded (a load bound to a let by the
         // common subexpressions pass is read where the let is).
-        struct Loads : IRVisitor {
-            std::vector<const Load *> found;
-            using IRVisitor::include;
-            void visit(const Load *op) override {
-                found.push_back(op);
-                IRVisitor::visit(op);
-            }
-        } loads;
-        loads.include(st.value);
         std::set<std::string> seen;
-        for (const Load *l : loads.found) {
+        for (const Load *l : loads_of(st.value)) {
             const std::string key = read_key(l->buffer, l->index);
             if (!seen.insert(key).second) continue;
             Access r = access(l->buffer, l->index, affine, st.domain);
