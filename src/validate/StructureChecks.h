@@ -77,6 +77,9 @@ struct StructureOptions {
     std::function<void(const std::string &)> progress;
 };
 
+/** The four checks. Code of several outermost loop nests is checked in parts, each on a
+ * loop nest and isl context of its own, two at a time where the machine has the cores;
+ * the parts, and so the verdicts, depend on the code alone (src/validate/StructureChecks.cpp). */
 StructureReport check_structure(const ir::LoweredPipeline &p, const StructureOptions &options = {});
 
 }  // namespace tessera::validator
