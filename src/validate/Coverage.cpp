@@ -277,9 +277,7 @@ private:
 }  // namespace
 
 CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest) {
-    const PipelineArgument *out = nullptr;
-    for (const PipelineArgument &a : p.args)
-        if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
+    const PipelineArgument *out = output_buffer(p);
     if (!out || !p.output) return {Verdict::Unknown, "the pipeline has no output buffer argument"};
     isl_id *func_id = isl_id_alloc(ctx.get(), p.output->name.c_str(), p.output.get());
     Isl<isl_set> window = output_window(ctx.get(), out->name, out->dimensions, func_id);

@@ -140,6 +140,19 @@ bool covered(IslContext &ctx, Isl<isl_set> instances, std::vector<Isl<isl_set>> 
     return isl_set_is_empty(instances.get()) == isl_bool_true;
 }
 
+/** The instances of a load's statement that make the load, under the context's hull. */
+Isl<isl_set> reading_instances(const Statement::Read &read, const Isl<isl_set> &hull) {
+    return check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
+}
+
+/** Whether every instance of `reading` has `f`'s value in the cells some writer writes
+ * (`cells`, per writer): each writer's cells pulled back by f (a preimage). */
+bool cells_cover(IslContext &ctx, const Isl<isl_set> &reading, const std::vector<Isl<isl_set>> &cells, const Isl<isl_pw_multi_aff> &f) {
+    std::vector<Isl<isl_set>> writing;
+    for (const Isl<isl_set> &c : cells) writing.push_back(check(isl_set_preimage_pw_multi_aff(c.copy(), f.copy()), "the cell's writes"));
+    return covered(ctx, reading, std::move(writing));
+}
+
 /** { S[i] -> key[i_E, c] }: an instance's values of the loops `shared` (those it has in
  * common with a reader that key the storage's cells), then the cell of `cells`. */
 Isl<isl_map> keyed(const Isl<isl_map> &cells, const std::vector<int> &shared) {
@@ -502,13 +515,15 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
         ctx.reset_operations();
     }
     if (!rows->failed.empty()) return false;
-    const Isl<isl_map> read_iteration = iteration_of(reader_schedule, rows->loops);  // { S -> T' }
-    if (rows_read_in_order(ctx, s, read, shared, *rows, tdims, hull)) {
+    // The load reads its point's value: the point its cell holds.
+    auto reads_its_point = [&] {
         const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
         sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
         sources.point_of = rows->func;
         return true;
-    }
+    };
+    if (rows_read_in_order(ctx, s, read, shared, *rows, tdims, hull)) return reads_its_point();
+    const Isl<isl_map> read_iteration = iteration_of(reader_schedule, rows->loops);  // { S -> T' }
     auto alike = [&](const Statement::Read &r) { return r.unfolded_cells && r.folded == read.folded && r.folds == read.folds; };
     // (1) and (2) for `read_rows` ({ S -> row } on the reads' instances): for all the
     // statement's loads of the storage at once first (the union of a stencil's taps has
@@ -541,7 +556,7 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     // { S -> row }: the rows a load reads, on the instances that read.
     auto rows_read = [&](const Statement::Read &r) {
         return check(isl_map_intersect_domain(row_of(r.unfolded_cells).release(),
-                                              isl_set_intersect_params(isl_map_domain(r.cells.copy()), hull.copy())),
+                                              reading_instances(r, hull).release()),
                      "the rows read");
     };
     auto [joint, added] = rows->ordered_for.emplace(s.id, false);
@@ -566,17 +581,14 @@ bool last_writers_by_rows(IslContext &ctx, const Statement &s, const Statement::
     auto needed_by = [&](const Statement::Read &r) {
         Isl<isl_map> l = check(isl_map_apply_range(row_of(r.unfolded_cells).release(), rows->last.copy()), "the rows' last writes");
         Isl<isl_map> n = check(isl_map_range_product(l.release(), keyed(r.unfolded_cells, shared).release()), "the cell's writes");
-        n = check(isl_map_intersect_domain(n.release(), isl_set_intersect_params(isl_map_domain(r.cells.copy()), hull.copy())),
+        n = check(isl_map_intersect_domain(n.release(), reading_instances(r, hull).release()),
                   "the cell's writes");
         // { [T' -> key] }, not coalesced: reads_written coalesces the loads' union, and
         // all_written each remainder (a coalescing here cost a tenth of unsharp's time).
         return check(isl_map_range(n.release()), "the cell's writes");
     };
     if (!reads_written(ctx, s, read, rows->cells, rows->written_for, alike, needed_by)) return false;
-    const Isl<isl_map> read_key = keyed(read.unfolded_cells, shared);
-    sources.point = simplified_on(check(isl_map_apply_range(read_key.copy(), rows->point.copy()), "the point read"), s.domain);
-    sources.point_of = rows->func;
-    return true;
+    return reads_its_point();
 }
 
 /** Conditions (1), (2) and (3) of last_writers_by_rows for one load, each a question on
@@ -595,7 +607,7 @@ bool rows_read_in_order(IslContext &ctx, const Statement &s, const Statement::Re
         if (!rows.next_fn) rows.next_fn = check(isl_pw_multi_aff_from_map(rows.next.copy()), "the rows' next writes");
         // The instances that read, and the functions of an instance: its row, its cell (with
         // the loops that key it), the iteration of the rows' loops it runs in.
-        const Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
+        const Isl<isl_set> reading = reading_instances(read, hull);
         auto row_map = check(keep_dims(read.unfolded_coordinates.copy(), isl_dim_out, read.folded), "a row");
         const Isl<isl_pw_multi_aff> row = function_of(keyed(row_map, shared));
         const Isl<isl_pw_multi_aff> key = function_of(keyed(read.unfolded_coordinates, shared));
@@ -616,10 +628,7 @@ bool rows_read_in_order(IslContext &ctx, const Statement &s, const Statement::Re
         if (isl_set_is_empty(overwritten.get()) != isl_bool_true) return false;
         // (3) the cell is written in the row's last iteration.
         const Isl<isl_pw_multi_aff> needed = check(isl_pw_multi_aff_range_product(last.copy(), key.copy()), "the cell's writes");
-        std::vector<Isl<isl_set>> writing;  // the instances whose cell each writer writes
-        for (const Isl<isl_set> &cells : rows.cells)
-            writing.push_back(check(isl_set_preimage_pw_multi_aff(cells.copy(), needed.copy()), "the cell's writes"));
-        return covered(ctx, reading, std::move(writing));
+        return cells_cover(ctx, reading, rows.cells, needed);
     } catch (const Unsupported &) {
         return false;
     }
@@ -633,12 +642,8 @@ bool cells_written(IslContext &ctx, const Statement::Read &read, const std::vect
     if (!read.cell_coordinates) return false;
     ctx.reset_operations();
     try {
-        const Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
         const Isl<isl_pw_multi_aff> key = function_of(keyed(read.cell_coordinates, shared));
-        if (!key) return false;
-        std::vector<Isl<isl_set>> writing;
-        for (const Isl<isl_set> &c : cells) writing.push_back(check(isl_set_preimage_pw_multi_aff(c.copy(), key.copy()), "the cell's writes"));
-        return covered(ctx, reading, std::move(writing));
+        return key && cells_cover(ctx, reading_instances(read, hull), cells, key);
     } catch (const Unsupported &) {
         return false;
     }
@@ -832,7 +837,7 @@ bool last_writers_unfolded(IslContext &ctx, const Statement &s, const Statement:
     // (1) before the read.
     if (any_on_diagonal(check(isl_map_lex_le_map(reader_schedule.copy(), last_of_read.copy()), "the last writes"))) return false;
     // A read whose unfolded cell no store writes: none here (else the caller decides).
-    Isl<isl_set> reading = check(isl_set_intersect_params(isl_map_domain(read.cells.copy()), hull.copy()), "the reads");
+    Isl<isl_set> reading = reading_instances(read, hull);
     Isl<isl_set> without = check(isl_set_subtract(reading.release(), isl_map_domain(last_of_read.copy())), "the unwritten reads");
     if (isl_set_is_empty(without.get()) != isl_bool_true) return false;
     std::vector<Source> found;

@@ -131,6 +131,13 @@ Linear linearize(const Expr &e, const std::string &buffer, const std::vector<std
     return {{"", e}};
 }
 
+const PipelineArgument *output_buffer(const LoweredPipeline &p) {
+    const PipelineArgument *out = nullptr;
+    for (const PipelineArgument &a : p.args)
+        if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
+    return out;
+}
+
 bool final_value(const Provenance &p) {
     return p.kind == Provenance::Kind::FinalCopy || (p.stage == 0 && p.func && p.func->definitions.size() == 1);
 }

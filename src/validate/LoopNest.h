@@ -152,6 +152,10 @@ struct LoopNest {
     std::vector<std::string> unmodelled_assertions;
 };
 
+/** The pipeline's output buffer argument (the last one: the validator checks pipelines
+ * whose output has one value, and one buffer); null if it has none. */
+const ir::PipelineArgument *output_buffer(const ir::LoweredPipeline &p);
+
 /** Whether a store with this provenance writes its point's final value: a Func's only
  * definition, or the final copy of an output (two such stores of one point agree). */
 bool final_value(const ir::Provenance &p);

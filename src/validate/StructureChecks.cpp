@@ -270,9 +270,8 @@ PartReport check_part(const LoweredPipeline &p, const StructureOptions &options,
     step("checking values");
     // Every store to the output, modelled where the part's nest leaves some out, for what
     // the output holds after the pipeline.
-    std::string output;
-    for (const PipelineArgument &a : p.args)
-        if (a.kind == PipelineArgument::Kind::OutputBuffer) output = a.name;
+    const PipelineArgument *out = output_buffer(p);
+    const std::string output = out ? out->name : "";
     bool all_outputs = true;
     for (const Statement &s : nest.statements) all_outputs = all_outputs && (s.store->buffer != output || part.wanted(s));
     std::unique_ptr<LoopNest> outputs;
@@ -336,10 +335,14 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
     // A part that loads what more than kMaxSharedWriters stores of other parts write joins
     // the part before it (until it does not): those stores would be modelled, and their
     // last writes computed, twice. Small tables (a kernel's weights) stay shared.
-    auto foreign_writers = [&](const std::pair<int, int> &range) {
+    auto loaded_by = [&](const std::pair<int, int> &range) {
         std::set<std::string> loaded;
         for (int i = range.first; i < range.second; i++)
             loaded.insert(plan->statements[size_t(i)].loaded.begin(), plan->statements[size_t(i)].loaded.end());
+        return loaded;
+    };
+    auto foreign_writers = [&](const std::pair<int, int> &range) {
+        const std::set<std::string> loaded = loaded_by(range);
         size_t count = 0;
         for (size_t i = 0; i < n; i++)
             if ((int(i) < range.first || int(i) >= range.second) && loaded.count(plan->statements[i].store->buffer)) count++;
@@ -355,17 +358,15 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
         }
     }
     if (ranges.size() < 2) return {Part{all, all, true, true, int(n)}};
-    std::string output;
-    for (const PipelineArgument &a : p.args)
-        if (a.kind == PipelineArgument::Kind::OutputBuffer) output = a.name;
+    const PipelineArgument *out = output_buffer(p);
+    const std::string output = out ? out->name : "";
     std::vector<Part> parts;
     for (const auto &[first, last] : ranges) {
         Part part;
         part.mine = [first = first, last = last](const Statement &s) { return s.id >= first && s.id < last; };
         part.size = last - first;
         // The storages the part's stores load.
-        auto loaded = std::make_shared<std::set<std::string>>();
-        for (int i = first; i < last; i++) loaded->insert(plan->statements[size_t(i)].loaded.begin(), plan->statements[size_t(i)].loaded.end());
+        auto loaded = std::make_shared<const std::set<std::string>>(loaded_by({first, last}));
         part.wanted = [plan, first = first, last = last, loaded](const Statement &s) {
             if (s.id >= first && s.id < last) return true;
             // Every store the part's loads may read.

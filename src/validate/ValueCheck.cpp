@@ -1152,9 +1152,7 @@ std::string values_proved(const ValueTally &t) {
 
 CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNest &nest, unsigned rlimit,
                          std::map<std::string, int64_t> *run, const ValueCheckScope &scope, ValueTally *tally) {
-    const PipelineArgument *out = nullptr;
-    for (const PipelineArgument &a : p.args)
-        if (a.kind == PipelineArgument::Kind::OutputBuffer) out = &a;
+    const PipelineArgument *out = output_buffer(p);
     if (!out || !p.output) return {Verdict::Unknown, "the pipeline has no output"};
     // The Funcs the code computes into storage: their values are what their stores wrote.
     std::set<const FunctionData *> realized;
@@ -1165,8 +1163,9 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     LastWriterCache last_writes;
     std::unique_ptr<WindowRead> window;  // made when first needed
     LastWriterCache window_writes;       // its last writers' (of the output's writers' nest)
+    auto output_writers = [&]() -> const LoopNest & { return scope.output_writers ? scope.output_writers() : nest; };
     auto window_read = [&] {
-        const LoopNest &writers = scope.output_writers ? scope.output_writers() : nest;
+        const LoopNest &writers = output_writers();
         return read_window(ctx, p, *out, writers, parameters, &writers == &nest ? last_writes : window_writes);
     };
     if (!nest.context_hull) return {Verdict::Unknown, "the polyhedral library could not compute the context's hull"};
@@ -1177,7 +1176,6 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
     for (const Statement &s : nest.statements) {
         if (scope.checks && !scope.checks(s)) continue;
         if (scope.cancelled && scope.cancelled()) return {Verdict::Unknown, "not checked: an earlier store is not proved"};
-        if (scope.store_done && s.id > 0) scope.store_done();
         const std::string name = "statement S" + std::to_string(s.id);
         if (!s.writes || !s.value.defined()) return {Verdict::Unknown, name + " is not modelled: " + s.unmodelled};
         const Provenance &prov = *s.provenance;
@@ -1210,6 +1208,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             instances = domain;
             if (isl_set_is_empty(exact.get()) == isl_bool_true) {
                 checked++;  // no instance runs (a part of a partitioned loop the context rules out)
+                if (scope.store_done) scope.store_done();
                 continue;
             }
             if (recurrent) {
@@ -1610,13 +1609,14 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         }
         if (!refuted.empty()) return {Verdict::Refuted, refuted};
         checked++;
+        if (scope.store_done) scope.store_done();
     }
     if (checked == 0 && !scope.checks) return {Verdict::Unknown, "no store to check"};
     bool final_values = false;
     if (scope.final_values && p.output->definitions.size() > 1) {
         try {
             if (!window) window = window_read();
-            const CheckResult r = check_final_values(ctx, p, *out, scope.output_writers ? scope.output_writers() : nest, recurrences, *window);
+            const CheckResult r = check_final_values(ctx, p, *out, output_writers(), recurrences, *window);
             if (r.verdict == Verdict::Refuted) return refuted_unless_unmodelled(nest, r.detail);
             final_values = true;
         } catch (const Unsupported &u) {
