@@ -28,7 +28,7 @@ build: configure
 # The demo: Halide's unsharp mask, written in .tsr (apps/unsharp/unsharp.tsr), run on the
 # sample image that ships in apps/images/, compiled and interpreted side by side, then
 # its compiled code proved equal to its algorithm by the translation validator
-# (docs/validation.md; a few minutes on two cores).
+# (docs/validation.md; seconds on two cores).
 DEMO_DIR := $(BUILD_DIR)/demo
 demo: deps
 	$(MAKE) --no-print-directory build

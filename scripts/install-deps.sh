@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages needed to build and test Tessera.
+# Installs the Debian 12 packages needed to build and test Tessera, then builds isl with
+# small integers for the validator under .deps/ (scripts/build-isl.sh; not fatal).
 # Idempotent: installs only what is missing and touches nothing otherwise.
 #
 #   usage: scripts/install-deps.sh [--peers]
@@ -19,7 +20,7 @@ packages=(
 peer_packages=(libhalide14-0-dev libopenblas-dev)
 
 usage() {
-    sed -n '2,9s/^# \{0,1\}//p' "$0"
+    sed -n '2,10s/^# \{0,1\}//p' "$0"
 }
 
 for arg in "$@"; do
@@ -45,8 +46,15 @@ for pkg in "${packages[@]}"; do
     fi
 done
 
+# isl with small integers for the validator, after the packages (it needs the compiler;
+# Debian's libisl-dev stays the fallback): scripts/build-isl.sh.
+build_isl() {
+    bash "$(dirname "${BASH_SOURCE[0]}")/build-isl.sh"
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
     echo "all dependencies present"
+    build_isl
     exit 0
 fi
 
@@ -67,3 +75,4 @@ fi
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends "${missing[@]}"
+build_isl

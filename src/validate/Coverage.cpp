@@ -310,7 +310,8 @@ CheckResult check_coverage(IslContext &ctx, const LoweredPipeline &p, const Loop
     Isl<isl_set> missing = check(isl_set_subtract(target.release(), written.release()), "the unwritten part");
     const isl_bool empty = isl_set_is_empty(missing.get());
     if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide coverage");
-    if (empty == isl_bool_true) return {Verdict::Proved, "the " + stores + " write every point of the window"};
+    if (empty == isl_bool_true || empty_within_wide_ranges(nest, missing))
+        return {Verdict::Proved, "the " + stores + " write every point of the window"};
     Isl<isl_point> pt = small_sample(missing, "a counterexample");
     std::string where = "the window point " + p.output->name + describe_coords(pt.get(), 0, out->dimensions) +
                         " is never written, with " + describe_params(missing.get(), pt.get());

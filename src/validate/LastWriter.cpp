@@ -925,7 +925,7 @@ std::vector<ReadSources> last_writers(IslContext &ctx, const LoopNest &nest, con
                 Isl<isl_map> other = check(isl_map_union(isl_map_order_lt(same_outside.copy(), isl_dim_in, int(k), isl_dim_out, int(k)),
                                                          isl_map_order_gt(same_outside.copy(), isl_dim_in, int(k), isl_dim_out, int(k))),
                                            "another iteration");
-                if (!is_empty(other)) sources.races.push_back({w, s.dims[k], std::move(other)});
+                if (!is_empty(other) && !empty_within_wide_ranges(nest, other)) sources.races.push_back({w, s.dims[k], std::move(other)});
                 pairs = check(isl_map_equate(pairs.release(), isl_dim_in, int(k), isl_dim_out, int(k)), "one iteration");
             }
             candidates.emplace_back(w, std::move(pairs));

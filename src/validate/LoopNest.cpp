@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analysis/ConstMath.h"
+#include "analysis/Inequality.h"
 #include "analysis/Simplify.h"
 #include "ir/Function.h"
 #include "ir/IREquality.h"
@@ -144,6 +145,33 @@ bool final_value(const Provenance &p) {
 
 std::string read_key(const std::string &buffer, const Expr &index) { return buffer + "[" + to_string(lane_of(index)) + "]"; }
 
+bool empty_within_wide_ranges(const LoopNest &nest, Isl<isl_set> &s) {
+    s = check(isl_set_intersect_params(s.release(), nest.wide_ranges.copy()), "the wide ranges");
+    const isl_bool empty = isl_set_is_empty(s.get());
+    if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide an emptiness");
+    return empty == isl_bool_true;
+}
+
+bool empty_within_wide_ranges(const LoopNest &nest, Isl<isl_map> &m) {
+    m = check(isl_map_intersect_params(m.release(), nest.wide_ranges.copy()), "the wide ranges");
+    const isl_bool empty = isl_map_is_empty(m.get());
+    if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide an emptiness");
+    return empty == isl_bool_true;
+}
+
+/** Whether e has an integer constant of magnitude 2^30 or more (a fact about it belongs
+ * to the wide ranges, LoopNest.h). */
+static bool has_wide_constant(const Expr &e) {
+    struct Find : IRVisitor {
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const IntImm *op) override { found = found || op->value >= (int64_t(1) << 30) || op->value <= -(int64_t(1) << 30); }
+        void visit(const UIntImm *op) override { found = found || op->value >= (uint64_t(1) << 30); }
+    } find;
+    find.include(e);
+    return find.found;
+}
+
 namespace {
 
 /** A coordinate that is a clamp of some v to [lo, hi] plus other terms: clamp(v, lo, hi)
@@ -253,6 +281,7 @@ public:
             if (a.kind == PipelineArgument::Kind::InputBuffer) inputs_.insert(a.name);
         }
         nest_.context = check(isl_set_universe(isl_space_params_alloc(ctx.get(), 0)), "the context");
+        nest_.wide_ranges = nest_.full_context = nest_.context;
     }
 
     void visit(const Stmt &s) {
@@ -462,13 +491,21 @@ private:
             return;
         }
         nest_.entry_assertions.push_back(expand(a->condition));
+        // Its conjuncts with constants of 2^30 and more are wide ranges (LoopNest.h).
+        Expr narrow, wide;
+        for (const Expr &c : analysis::conjuncts(a->condition)) {
+            Expr &part = has_wide_constant(c) ? wide : narrow;
+            part = part.defined() ? And::make(part, c) : c;
+        }
         ctx_.reset_operations();
         try {
             Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters, {}, &nest_.products);
-            Isl<isl_set> c = affine.condition(a->condition);
-            Isl<isl_set> context = check(isl_set_coalesce(isl_set_intersect(nest_.context.copy(), isl_set_params(c.release()))),
-                                         "the context");
-            nest_.context = std::move(context);
+            for (auto [condition, facts] : {std::pair{narrow, &nest_.context}, std::pair{wide, &nest_.wide_ranges},
+                                            std::pair{a->condition, &nest_.full_context}}) {
+                if (!condition.defined()) continue;
+                Isl<isl_set> c = affine.condition(condition);
+                *facts = check(isl_set_coalesce(isl_set_intersect(facts->copy(), isl_set_params(c.release()))), "the context");
+            }
         } catch (const Unsupported &u) {
             nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (" +
                                                   (ctx_.exhausted() ? "the operation limit was reached" : u.what()) + ")");
@@ -1024,14 +1061,16 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
     LoopNest nest;
     Walk walk(ctx, nest, wanted, p);
     walk.visit(p.body);
-    // Every parameter lies in its type's range (int64 and uint64 parameters are left
-    // unbounded: their ranges do not fit isl's small integers here, and nothing is lost
-    // for the int32 coordinates the statements compute with). A range the operation limit
-    // keeps out leaves the context weaker, never wrong.
+    // Every parameter lies in its type's range: in the context if narrower than 32 bits,
+    // in the wide ranges if of 32 (int64 and uint64 parameters are left unbounded: their
+    // ranges do not fit isl's small integers here, and nothing is lost for the int32
+    // coordinates the statements compute with). A range the operation limit keeps out
+    // leaves the context weaker, never wrong.
     if (nest.products.facts) {
         ctx.reset_operations();
         try {
             nest.context = check(isl_set_intersect(nest.context.copy(), nest.products.facts.copy()), "the context");
+            nest.full_context = check(isl_set_intersect(nest.full_context.copy(), nest.products.facts.copy()), "the context");
         } catch (const Unsupported &) {
             nest.unmodelled_assertions.push_back("the signs of products of parameters (the operation limit was reached)");
         }
@@ -1049,7 +1088,9 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
             Isl<isl_pw_aff> h = check(isl_pw_aff_val_on_domain(universe.copy(), isl_val_int_from_si(ctx.get(), hi)), "a bound");
             Isl<isl_set> range = check(isl_set_intersect(isl_pw_aff_ge_set(v.copy(), l.release()), isl_pw_aff_le_set(v.copy(), h.release())),
                                        "a parameter's range");
-            nest.context = check(isl_set_intersect(nest.context.copy(), range.release()), "the context");
+            Isl<isl_set> &facts = type.bits == 32 ? nest.wide_ranges : nest.context;
+            facts = check(isl_set_intersect(facts.copy(), range.copy()), "the context");
+            nest.full_context = check(isl_set_intersect(nest.full_context.copy(), range.release()), "the context");
         } catch (const Unsupported &) {
             nest.unmodelled_assertions.push_back(name + " in the range of " + type.to_string() + " (the operation limit was reached)");
         }

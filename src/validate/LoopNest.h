@@ -133,8 +133,21 @@ struct Statement {
 struct LoopNest {
     std::vector<Statement> statements;
     /** What the assertions checked before any loop state about the parameters (buffer
-     * coordinates, extents, Param ranges), where they are affine. */
+     * coordinates, extents, Param ranges), where they are affine, but for the wide ranges. */
     Isl<isl_set> context;
+    /** The facts held apart from the context because their constants reach 2^30: the
+     * range of each 32-bit parameter's type, and the buffers' coordinate ranges that the
+     * entry checks assert (docs/semantics.md §11). isl's arithmetic on such constants
+     * leaves its small integers (with them in the context, unsharp's checks took 2.4
+     * times as long), and the checks prove what they prove without them: the integers
+     * modelled are coordinates, which the entry checks keep far inside these bounds. A
+     * check that finds a counterexample under the context asks again with them before it
+     * reports it (`empty_within_wide_ranges`), and a run the validator picks satisfies
+     * them (`full_context`). */
+    Isl<isl_set> wide_ranges;
+    /** The context with the wide ranges: every affine fact of the entry checks, stated
+     * in their order (whether any run satisfies them, and the runs the validator picks). */
+    Isl<isl_set> full_context;
     /** A convex superset of the context (isl's simple hull): what holds for its parameters
      * holds for the context's, and relations made under it do not take on the context's
      * pieces (the cases of an entry check's clamps). Null if isl could not compute it. */
@@ -151,6 +164,12 @@ struct LoopNest {
     /** The assertions left out of the context (not affine, or inside loops). */
     std::vector<std::string> unmodelled_assertions;
 };
+
+/** Whether `s` (a set or a relation whose parameters the context has been given), found
+ * not empty, is empty once the wide ranges hold too; if not, `s` keeps only its part
+ * within them, where a counterexample satisfies every entry check. */
+bool empty_within_wide_ranges(const LoopNest &nest, Isl<isl_set> &s);
+bool empty_within_wide_ranges(const LoopNest &nest, Isl<isl_map> &m);
 
 /** The pipeline's output buffer argument (the last one: the validator checks pipelines
  * whose output has one value, and one buffer); null if it has none. */

@@ -18,10 +18,11 @@ std::optional<OneRun> at_one_run(const LoweredPipeline &p, const StructureOption
     IslContext ctx(options.max_operations);
     try {
         LoopNest nest = loop_nest_of(ctx, p, [](const Statement &) { return false; });
-        if (isl_set_is_empty(nest.context.get()) != isl_bool_false) return std::nullopt;
+        const Isl<isl_set> &context = nest.full_context;
+        if (isl_set_is_empty(context.get()) != isl_bool_false) return std::nullopt;
         // Windows and buffers of at least one point: a run with an empty window shows
         // nothing.
-        Isl<isl_set> runs = nest.context;
+        Isl<isl_set> runs = context;
         for (isl_size i = 0, n = isl_set_dim(runs.get(), isl_dim_param); i < n; i++) {
             const char *name = isl_set_get_dim_name(runs.get(), isl_dim_param, unsigned(i));
             if (name && std::strstr(name, ".extent.") && !nest.products.exprs.count(name))
@@ -63,15 +64,15 @@ std::optional<OneRun> at_one_run(const LoweredPipeline &p, const StructureOption
             if (!run) return std::nullopt;
         }
         if (isl_point_is_void(run.get()) != isl_bool_false) return std::nullopt;
-        if (!nest.products.exprs.empty() && !nest.products.realized_at(nest.context, run)) return std::nullopt;
+        if (!nest.products.exprs.empty() && !nest.products.realized_at(context, run)) return std::nullopt;
         OneRun one;
         LoweredPipeline &q = one.code;
         q = p;
         std::vector<Stmt> checks;
         std::string &words = one.words;
-        const isl_size n = isl_set_dim(nest.context.get(), isl_dim_param);
+        const isl_size n = isl_set_dim(context.get(), isl_dim_param);
         for (isl_size i = 0; i < n; i++) {
-            const char *name = isl_set_get_dim_name(nest.context.get(), isl_dim_param, unsigned(i));
+            const char *name = isl_set_get_dim_name(context.get(), isl_dim_param, unsigned(i));
             auto type = name ? nest.parameters.find(name) : nest.parameters.end();
             if (type == nest.parameters.end() || nest.products.exprs.count(name)) continue;
             if (!(type->second.is_int() || type->second.is_uint()) || type->second.bits > 32) continue;

@@ -139,7 +139,7 @@ CheckResult check_races(const LoopNest &nest, const std::function<bool(const Sta
                 Isl<isl_map> race = check(isl_map_union(lt.release(), gt.release()), "a race");
                 const isl_bool empty = isl_map_is_empty(race.get());
                 if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a race");
-                if (empty == isl_bool_true) continue;
+                if (empty == isl_bool_true || empty_within_wide_ranges(nest, race)) continue;
                 Isl<isl_set> pairs_set = check(isl_map_wrap(race.copy()), "a race");
                 Isl<isl_point> pt = small_sample(pairs_set, "a race's example");
                 const int na = int(a.dims.size()), nb = int(b.dims.size());
@@ -179,7 +179,7 @@ CheckResult check_bounds(const LoopNest &nest, const std::function<bool(const St
             Isl<isl_set> outside = check(isl_set_intersect_params(a.outside.copy(), nest.context.copy()), "a bound");
             const isl_bool empty = isl_set_is_empty(outside.get());
             if (empty == isl_bool_error) throw Unsupported("the polyhedral library could not decide a bound");
-            if (empty == isl_bool_true) continue;
+            if (empty == isl_bool_true || empty_within_wide_ranges(nest, outside)) continue;
             Isl<isl_point> pt = small_sample(outside, "an example");
             std::string what = "statement S" + std::to_string(s.id) + " (a store of " + s.provenance->func_name() + ") " +
                                a.what + " outside its region at " + describe_coords(pt.get(), 0, int(s.dims.size())) +
@@ -311,7 +311,7 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
         *plan = loop_nest_of(plan_ctx, p, [](const Statement &) { return false; });
         // (Only the statements' loops, storage and loads are kept: their isl objects,
         // none here, would belong to plan_ctx.)
-        plan->context = Isl<isl_set>();
+        plan->context = plan->wide_ranges = plan->full_context = Isl<isl_set>();
         plan->context_hull = Isl<isl_set>();
         plan->products = Products();
     } catch (const std::exception &) {

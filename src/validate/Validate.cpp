@@ -135,13 +135,14 @@ std::string context_problem(const LoweredPipeline &p, const StructureOptions &op
             if (u.compare(0, text.size(), text) == 0) unused.push_back(u);
     }
     ctx.reset_operations();
-    const isl_bool empty = isl_set_is_empty(nest.context.get());
+    const Isl<isl_set> &context = nest.full_context;
+    const isl_bool empty = isl_set_is_empty(context.get());
     if (empty == isl_bool_false) {
         // Products of parameters are parameters of their own there, known only by their
         // signs: a run exists if one such point has every product right.
         if (nest.products.exprs.empty()) return "";
         ctx.reset_operations();
-        if (nest.products.realizable(nest.context)) return "";
+        if (nest.products.realizable(context)) return "";
         if (ctx.exhausted())
             return "whether any run satisfies the entry checks and the assumptions could not be decided: the operation limit was reached";
         return "whether any run satisfies the entry checks and the assumptions is not decided: they multiply parameters (" +

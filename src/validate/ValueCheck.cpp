@@ -1111,20 +1111,20 @@ CheckResult check_final_values(IslContext &ctx, const LoweredPipeline &p, const 
             Isl<isl_map> wrong = check(isl_map_subtract(isl_map_intersect_domain(rs.point.copy(), window.copy()), at_point.copy()),
                                        "the values held");
             wrong = check(isl_map_intersect_params(wrong.release(), nest.context.copy()), "the values held");
-            if (isl_map_is_empty(wrong.get()) == isl_bool_true) continue;
+            if (isl_map_is_empty(wrong.get()) == isl_bool_true || empty_within_wide_ranges(nest, wrong)) continue;
             const Isl<isl_set> where = check(isl_map_domain(wrong.release()), "the values held");
             return {Verdict::Refuted, "after the pipeline, the output " + out.name + " holds, at " + describe_sample(where) +
                                           ", the final value of another point"};
         }
-        const Isl<isl_set> unwritten = check(isl_set_intersect_params(rs.unwritten.copy(), nest.context.copy()), "the unwritten points");
-        if (isl_set_is_empty(unwritten.get()) != isl_bool_true)
+        Isl<isl_set> unwritten = check(isl_set_intersect_params(rs.unwritten.copy(), nest.context.copy()), "the unwritten points");
+        if (isl_set_is_empty(unwritten.get()) != isl_bool_true && !empty_within_wide_ranges(nest, unwritten))
             return {Verdict::Refuted, "no store writes the output " + out.name + " at " + describe_sample(unwritten)};
         for (const Source &src : rs.sources) {
             Isl<isl_map> holds = check(isl_map_apply_range(src.instances.copy(), recurrences.stored_by(*src.writer).release()), "the values held");
             holds = check(isl_map_intersect_domain(holds.release(), window.copy()), "the values held");
             Isl<isl_map> wrong = check(isl_map_subtract(holds.release(), expected.copy()), "the values held");
             wrong = check(isl_map_intersect_params(wrong.release(), nest.context.copy()), "the values held");
-            if (isl_map_is_empty(wrong.get()) == isl_bool_true) continue;
+            if (isl_map_is_empty(wrong.get()) == isl_bool_true || empty_within_wide_ranges(nest, wrong)) continue;
             Isl<isl_set> where = check(isl_map_domain(wrong.copy()), "the values held");
             const Isl<isl_point> pt = small_sample(where, "a sample");
             const std::vector<long> at = coordinates_of(pt.get(), isl_set_dim(where.get(), isl_dim_set));
@@ -1195,6 +1195,24 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
         // inputs).
         Points points;
         Isl<isl_set> instances;  // the domain, under the context's hull
+        Isl<isl_set> exact;      // the domain, under the context
+        // A store whose instances the wide ranges (LoopNest.h) rule out never runs, and its
+        // failure is none; asked only on a failure, as their constants cost isl's big
+        // integers.
+        auto never_runs = [&] {
+            if (!exact) return false;
+            ctx.reset_operations();
+            Isl<isl_set> within = exact;
+            try {
+                return empty_within_wide_ranges(nest, within);
+            } catch (const Unsupported &) {
+                return false;
+            }
+        };
+        auto skip = [&] {
+            checked++;
+            if (scope.store_done) scope.store_done();
+        };
         std::string runs_other;
         try {
             ctx.reset_operations();
@@ -1203,12 +1221,11 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             // holds under the context, whose pieces, the cases of an entry check's
             // clamps, would multiply every function's), and the queries have the entry
             // assertions themselves as hypotheses.
-            const Isl<isl_set> exact = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
+            exact = check(isl_set_intersect_params(s.domain.copy(), nest.context.copy()), "the domain");
             const Isl<isl_set> domain = check(isl_set_intersect_params(s.domain.copy(), context_hull.copy()), "the domain");
             instances = domain;
             if (isl_set_is_empty(exact.get()) == isl_bool_true) {
-                checked++;  // no instance runs (a part of a partitioned loop the context rules out)
-                if (scope.store_done) scope.store_done();
+                skip();  // no instance runs (a part of a partitioned loop the context rules out)
                 continue;
             }
             if (recurrent) {
@@ -1242,7 +1259,8 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                 Isl<isl_set> unwritten;
                 if (r.unwritten) {
                     unwritten = check(isl_set_intersect(r.unwritten.copy(), exact.copy()), "the unwritten reads");
-                    if (isl_set_is_empty(unwritten.get()) == isl_bool_true) unwritten = Isl<isl_set>();
+                    if (isl_set_is_empty(unwritten.get()) == isl_bool_true || empty_within_wide_ranges(nest, unwritten))
+                        unwritten = Isl<isl_set>();
                 }
                 // Reads of cells no store wrote (their content is any value) are followed
                 // where they can reach the window only through the store itself: a store to
@@ -1301,7 +1319,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     seen = check(isl_map_set_tuple_id(seen.release(), isl_dim_out, isl_map_get_tuple_id(racing.get(), isl_dim_out)), "a race");
                     Isl<isl_map> differ = check(isl_map_subtract(racing.release(), seen.release()), "a race");
                     differ = check(isl_map_intersect_domain(differ.release(), exact.copy()), "a race");
-                    if (isl_map_is_empty(differ.get()) == isl_bool_true) continue;
+                    if (isl_map_is_empty(differ.get()) == isl_bool_true || empty_within_wide_ranges(nest, differ)) continue;
                     runs_other = what + " reads cells of " + r.read->buffer + " that another iteration of parallel loop " + race.loop +
                                  " writes with another value (statement S" + std::to_string(race.writer->id) + "), at " +
                                  describe_sample(check(isl_map_domain(differ.release()), "a race")) + ": a race";
@@ -1338,15 +1356,20 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     throw Unsupported("the values it reads are not known on all of its instances");
             }
         } catch (const Unsupported &u) {
+            const std::string why = ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what());
+            if (never_runs()) {
+                skip();
+                continue;
+            }
             if (!runs_other.empty()) return refuted_unless_unmodelled(nest, runs_other);
-            return {Verdict::Unknown, what + ": " +
-                                          (ctx.exhausted() ? std::string("the operation limit was reached") : std::string(u.what()))};
+            return {Verdict::Unknown, what + ": " + why};
         }
         // The values in Z3: floats first as uninterpreted operations (equal terms, equal
         // values: quick, and enough where the code computes what the algorithm writes, as
         // written); where that model shows a difference, again with floats as IEEE terms
         // (x * 1.0f is x), which decide it, or show a difference in IEEE arithmetic.
         std::string refuted;
+        std::optional<CheckResult> unknown;
         for (const bool ieee : {false, true}) {
             z3::context c;
             int quotients = 0;  // (AffineTerm)
@@ -1601,15 +1624,14 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
             } catch (const WithIeeeFloats &) {
                 continue;
             } catch (const Unsupported &u) {
-                return {Verdict::Unknown, what + ": " + (ieee ? "with floats as IEEE terms, " : "") + u.what()};
+                unknown = CheckResult{Verdict::Unknown, what + ": " + (ieee ? "with floats as IEEE terms, " : "") + u.what()};
             } catch (const z3::exception &e) {
-                return {Verdict::Unknown, what + ": the solver: " + e.msg()};
+                unknown = CheckResult{Verdict::Unknown, what + ": the solver: " + e.msg()};
             }
             break;
         }
-        if (!refuted.empty()) return {Verdict::Refuted, refuted};
-        checked++;
-        if (scope.store_done) scope.store_done();
+        if ((unknown || !refuted.empty()) && !never_runs()) return unknown ? *unknown : CheckResult{Verdict::Refuted, refuted};
+        skip();
     }
     if (checked == 0 && !scope.checks) return {Verdict::Unknown, "no store to check"};
     bool final_values = false;

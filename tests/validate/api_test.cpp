@@ -149,7 +149,9 @@ TEST(ValidateApi, ContractedFloatCodeIsCheckedAsCompiled) {
     f(x) = in(x) * 3.0f + in(x + 1);
     f.vectorize(x, 8);
     EXPECT_EQ(validate(f).verdict, Verdict::Proved);
-    const ValidationReport fused = validate(f, {.contract_floats = true});
+    ValidateOptions contracted;
+    contracted.contract_floats = true;
+    const ValidationReport fused = validate(f, contracted);
     EXPECT_EQ(fused.verdict, Verdict::Refuted) << fused.to_string();
     f.validate_on_compile();
     EXPECT_NO_THROW(f.compile_jit(Target("host")));
@@ -294,6 +296,14 @@ TEST(ValidateApi, ContradictoryAssumptionsAreNeverProved) {
     EXPECT_EQ(entry.verdict, Verdict::Unknown) << entry.to_string();
     EXPECT_THAT(check_of(entry, "assumptions").detail, HasSubstr("the assumptions are contradictory"));
     options.assumptions.pop_back();
+    EXPECT_EQ(validate(shifted, options).verdict, Verdict::Proved);
+    // So is contradicting the coordinate ranges the entry checks assert (docs/semantics.md
+    // §11), which the checks hold apart from the rest of the context (src/validate/LoopNest.h).
+    options.assumptions.push_back(in.dim(0).min() >= 1073741824);
+    const ValidationReport wide = validate(shifted, options);
+    EXPECT_EQ(wide.verdict, Verdict::Unknown) << wide.to_string();
+    EXPECT_THAT(check_of(wide, "assumptions").detail, HasSubstr("the assumptions are contradictory"));
+    options.assumptions.back() = in.dim(0).min() >= 1073741000;
     EXPECT_EQ(validate(shifted, options).verdict, Verdict::Proved);
 
     // A Refuted pipeline under contradictory assumptions is not Refuted either: no run

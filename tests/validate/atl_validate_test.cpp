@@ -76,7 +76,9 @@ TEST(AtlValidate, ExampleProgramsAreProved) {
     for (const auto &[name, e] : example_programs()) {
         SCOPED_TRACE(name + ": " + e.to_string());
         atl::Program p(e, "atl");
-        if (name.rfind("let chain", 0) == 0) EXPECT_EQ(p.storage().saved(), 1);
+        if (name.rfind("let chain", 0) == 0) {
+            EXPECT_EQ(p.storage().saved(), 1);
+        }
         ValidationReport r = validate(p);
         EXPECT_EQ(check_of(r, "atl lowering").verdict, Verdict::Proved) << r.to_string();
         // The compiled code against the lowered Funcs: proved, or Unknown with a reason.
@@ -94,7 +96,9 @@ TEST(AtlValidate, RandomProgramsAreNeverRefuted) {
         EXPECT_NE(r.verdict, Verdict::Refuted) << r.to_string();
         const NamedCheck &lowering = check_of(r, "atl lowering");
         EXPECT_NE(lowering.verdict, Verdict::Refuted) << lowering.detail;
-        if (lowering.verdict == Verdict::Unknown) EXPECT_FALSE(lowering.detail.empty());
+        if (lowering.verdict == Verdict::Unknown) {
+            EXPECT_FALSE(lowering.detail.empty());
+        }
         lowering_proved += lowering.verdict == Verdict::Proved;
         proved += r.verdict == Verdict::Proved;
         if (r.verdict != Verdict::Proved) std::printf("seed %u: %s", seed, r.to_string().c_str());

@@ -207,6 +207,31 @@ TEST(ValidateStructure, AStorePastTheEndIsRefutedWithThePoint) {
     EXPECT_NE(r.bounds.detail.find("writes f outside its region"), std::string::npos) << describe(r);
 }
 
+TEST(ValidateStructure, AStorePastTheEndOnlyOutsideTheCoordinateRangesIsNoRefutation) {
+    // The checks hold the entry checks' coordinate ranges and the int32 parameters' ranges
+    // apart from the context (src/validate/LoopNest.h) and ask a failure again with them:
+    // a loop one iteration longer only where the output ends past 2^30, which the entry
+    // checks rule out, stores past the end of no run; past 1000, it does.
+    for (const int64_t from : {int64_t(1) << 30, int64_t(1000)}) {
+        ir::LoweredPipeline p = lowered_pointwise(false);
+        EditLoops longer(".x", [from](const ir::For *op, ir::Stmt) {
+            const Expr end = ir::Add::make(ir::Variable::make(Int(32), "f.min.0"), ir::Variable::make(Int(32), "f.extent.0"));
+            const Expr one_more = ir::Select::make(ir::GT::make(end, ir::IntImm::make(Int(32), from)),
+                                                       ir::IntImm::make(Int(32), 1), ir::IntImm::make(Int(32), 0));
+            return ir::For::make(op->name, op->min, ir::Add::make(op->extent, one_more), op->for_type, op->body, op->loop);
+        });
+        p.body = longer.mutate(p.body);
+        ASSERT_EQ(longer.edited, 1);
+        const auto r = validator::check_structure(p);
+        if (from == 1000) {
+            EXPECT_EQ(r.bounds.verdict, Verdict::Refuted) << describe(r);
+            EXPECT_NE(r.bounds.detail.find("writes f outside its region"), std::string::npos) << describe(r);
+        } else {
+            EXPECT_EQ(r.bounds.verdict, Verdict::Proved) << describe(r);
+        }
+    }
+}
+
 TEST(ValidateStructure, DifferentPointsInOneCellAreARace) {
     // Storage that maps two points to one cell (as a fold too small for what a parallel
     // loop computes does: the schedule fuzzer's seed 921100057) races even when each store
