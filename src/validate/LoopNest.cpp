@@ -145,6 +145,15 @@ bool final_value(const Provenance &p) {
 
 std::string read_key(const std::string &buffer, const Expr &index) { return buffer + "[" + to_string(lane_of(index)) + "]"; }
 
+Isl<isl_set> full_context(const LoopNest &nest) {
+    Isl<isl_set> all = check(isl_set_universe(isl_space_params_alloc(isl_set_get_ctx(nest.context.get()), 0)), "the context");
+    for (const auto &[fact, coalesce] : nest.facts) {
+        all = check(isl_set_intersect(all.release(), isl_set_params(fact.copy())), "the context");
+        if (coalesce) all = check(isl_set_coalesce(all.release()), "the context");
+    }
+    return all;
+}
+
 bool empty_within_wide_ranges(const LoopNest &nest, Isl<isl_set> &s) {
     s = check(isl_set_intersect_params(s.release(), nest.wide_ranges.copy()), "the wide ranges");
     const isl_bool empty = isl_set_is_empty(s.get());
@@ -281,7 +290,7 @@ public:
             if (a.kind == PipelineArgument::Kind::InputBuffer) inputs_.insert(a.name);
         }
         nest_.context = check(isl_set_universe(isl_space_params_alloc(ctx.get(), 0)), "the context");
-        nest_.wide_ranges = nest_.full_context = nest_.context;
+        nest_.wide_ranges = nest_.context;
     }
 
     void visit(const Stmt &s) {
@@ -500,12 +509,15 @@ private:
         ctx_.reset_operations();
         try {
             Affine affine(ctx_.get(), "context", {}, -1, lets_, nest_.parameters, {}, &nest_.products);
-            for (auto [condition, facts] : {std::pair{narrow, &nest_.context}, std::pair{wide, &nest_.wide_ranges},
-                                            std::pair{a->condition, &nest_.full_context}}) {
-                if (!condition.defined()) continue;
-                Isl<isl_set> c = affine.condition(condition);
-                *facts = check(isl_set_coalesce(isl_set_intersect(facts->copy(), isl_set_params(c.release()))), "the context");
-            }
+            auto add = [&](Isl<isl_set> &facts, const Isl<isl_set> &c) {
+                facts = check(isl_set_coalesce(isl_set_intersect(facts.copy(), isl_set_params(c.copy()))), "the context");
+            };
+            // (Each condition translated once: an entry check's clamps make many pieces.)
+            const Isl<isl_set> n = narrow.defined() ? affine.condition(narrow) : Isl<isl_set>();
+            const Isl<isl_set> w = wide.defined() ? affine.condition(wide) : Isl<isl_set>();
+            if (n) add(nest_.context, n);
+            if (w) add(nest_.wide_ranges, w);
+            nest_.facts.emplace_back(n && w ? affine.condition(a->condition) : n ? n : w, true);
         } catch (const Unsupported &u) {
             nest_.unmodelled_assertions.push_back(to_string(a->condition) + " (" +
                                                   (ctx_.exhausted() ? "the operation limit was reached" : u.what()) + ")");
@@ -1070,7 +1082,7 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
         ctx.reset_operations();
         try {
             nest.context = check(isl_set_intersect(nest.context.copy(), nest.products.facts.copy()), "the context");
-            nest.full_context = check(isl_set_intersect(nest.full_context.copy(), nest.products.facts.copy()), "the context");
+            nest.facts.emplace_back(nest.products.facts, false);
         } catch (const Unsupported &) {
             nest.unmodelled_assertions.push_back("the signs of products of parameters (the operation limit was reached)");
         }
@@ -1090,7 +1102,7 @@ LoopNest loop_nest_of(IslContext &ctx, const ir::LoweredPipeline &p,
                                        "a parameter's range");
             Isl<isl_set> &facts = type.bits == 32 ? nest.wide_ranges : nest.context;
             facts = check(isl_set_intersect(facts.copy(), range.copy()), "the context");
-            nest.full_context = check(isl_set_intersect(nest.full_context.copy(), range.release()), "the context");
+            nest.facts.emplace_back(std::move(range), false);
         } catch (const Unsupported &) {
             nest.unmodelled_assertions.push_back(name + " in the range of " + type.to_string() + " (the operation limit was reached)");
         }

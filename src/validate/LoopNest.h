@@ -145,9 +145,9 @@ struct LoopNest {
      * reports it (`empty_within_wide_ranges`), and a run the validator picks satisfies
      * them (`full_context`). */
     Isl<isl_set> wide_ranges;
-    /** The context with the wide ranges: every affine fact of the entry checks, stated
-     * in their order (whether any run satisfies them, and the runs the validator picks). */
-    Isl<isl_set> full_context;
+    /** Every affine fact of the entry checks, in their order, each with whether the
+     * context so far is coalesced after it (full_context intersects them). */
+    std::vector<std::pair<Isl<isl_set>, bool>> facts;
     /** A convex superset of the context (isl's simple hull): what holds for its parameters
      * holds for the context's, and relations made under it do not take on the context's
      * pieces (the cases of an entry check's clamps). Null if isl could not compute it. */
@@ -164,6 +164,10 @@ struct LoopNest {
     /** The assertions left out of the context (not affine, or inside loops). */
     std::vector<std::string> unmodelled_assertions;
 };
+
+/** The context with the wide ranges: every affine fact of the entry checks, intersected
+ * in their order (whether any run satisfies them, and the runs the validator picks). */
+Isl<isl_set> full_context(const LoopNest &nest);
 
 /** Whether `s` (a set or a relation whose parameters the context has been given), found
  * not empty, is empty once the wide ranges hold too; if not, `s` keeps only its part

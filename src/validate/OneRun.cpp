@@ -18,7 +18,7 @@ std::optional<OneRun> at_one_run(const LoweredPipeline &p, const StructureOption
     IslContext ctx(options.max_operations);
     try {
         LoopNest nest = loop_nest_of(ctx, p, [](const Statement &) { return false; });
-        const Isl<isl_set> &context = nest.full_context;
+        const Isl<isl_set> context = full_context(nest);
         if (isl_set_is_empty(context.get()) != isl_bool_false) return std::nullopt;
         // Windows and buffers of at least one point: a run with an empty window shows
         // nothing.

@@ -311,7 +311,8 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
         *plan = loop_nest_of(plan_ctx, p, [](const Statement &) { return false; });
         // (Only the statements' loops, storage and loads are kept: their isl objects,
         // none here, would belong to plan_ctx.)
-        plan->context = plan->wide_ranges = plan->full_context = Isl<isl_set>();
+        plan->context = plan->wide_ranges = Isl<isl_set>();
+        plan->facts.clear();
         plan->context_hull = Isl<isl_set>();
         plan->products = Products();
     } catch (const std::exception &) {
