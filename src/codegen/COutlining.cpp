@@ -7,10 +7,12 @@
 // (CodeGenC.cpp). Also the heuristics that decide what to outline and what the C compiler
 // should unroll.
 
+#include <algorithm>
 #include <functional>
 
 #include "codegen/Emitter.h"
 #include "ir/Check.h"
+#include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 
 namespace tessera::codegen {
@@ -240,8 +242,32 @@ int64_t stack_array_elements(const Allocate *a) {
     return elements * a->type.bytes() <= kStackAllocationBytes ? elements : -1;
 }
 
+/** The iterations the loop nest `f` runs in all (of its innermost bodies, along its
+ * longest path), or -1 if some loop in it has an extent that is not a constant. */
+static int64_t constant_iterations(const For *f) {
+    const IntImm *extent = as<IntImm>(f->extent);
+    if (!extent) return -1;
+    struct Inner : IRVisitor {
+        int64_t most = 1;
+        using IRVisitor::include;
+        void visit(const For *op) override {
+            const int64_t n = constant_iterations(op);
+            most = most < 0 || n < 0 ? -1 : std::max(most, n);
+        }
+    } inner;
+    inner.include(f->body);
+    return inner.most < 0 ? -1 : extent->value * inner.most;
+}
+
+/** Whether the loop nest `f` does little enough work to stay inside its caller's function
+ * (kOutlinedNestMinIterations). */
+static bool few_constant_iterations(const For *f) {
+    const int64_t n = constant_iterations(f);
+    return n >= 0 && n <= kOutlinedNestMinIterations;
+}
+
 bool Emitter::worth_outlining(const Stmt &loop) {
-    if (ir::memory_accesses(loop) < kOutlinedLoopAccesses) return false;
+    if (ir::memory_accesses(loop) < kOutlinedLoopAccesses || few_constant_iterations(as<For>(loop))) return false;
     const NamesIn uses = names_in(loop, false);
     for (const std::string &b : uses.free_buffers) {
         auto it = bufs_.find(b);
@@ -254,7 +280,7 @@ bool Emitter::worth_outlining(const Stmt &loop) {
         bool large = false;
         using IRVisitor::include;
         void visit(const For *op) override {
-            large = large || ir::memory_accesses(op->body) >= kOutlinedLoopAccesses;
+            large = large || (ir::memory_accesses(op->body) >= kOutlinedLoopAccesses && !few_constant_iterations(op));
             IRVisitor::visit(op);
         }
         void visit(const Allocate *op) override {

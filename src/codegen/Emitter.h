@@ -40,6 +40,12 @@ int64_t stack_array_elements(const ir::Allocate *a);
  * a function of its own (see COutlining.cpp) ... */
 inline constexpr int kOutlinedLoopAccesses = 4;
 
+/** ... unless it and the loops inside it run a constant number of iterations in all, up
+ * to this many: a call per execution, with its closure, would cost more than such a
+ * nest's work (bilateral_grid's 8 x 8 block of pixels splatted per grid cell was a call
+ * per row of 8 pixels); the loop around it is considered instead. */
+inline constexpr int64_t kOutlinedNestMinIterations = 64;
+
 /** ... but only in a parallel loop whose body has at least this many: a smaller body
  * compiles quickly in one piece, and a call per execution of its inner loops would cost
  * more run time than the split saves (bench/README.md). */

@@ -135,7 +135,12 @@ std::string context_problem(const LoweredPipeline &p, const StructureOptions &op
             if (u.compare(0, text.size(), text) == 0) unused.push_back(u);
     }
     ctx.reset_operations();
-    const Isl<isl_set> context = full_context(nest);
+    Isl<isl_set> context;
+    try {
+        context = full_context(nest);
+    } catch (const Unsupported &) {
+        // (isl_set_is_empty of the null set is an error, reported below.)
+    }
     const isl_bool empty = isl_set_is_empty(context.get());
     if (empty == isl_bool_false) {
         // Products of parameters are parameters of their own there, known only by their

@@ -148,6 +148,42 @@ TEST(HalideSchedules, TiledMatmulWithUnrolledAccumulators) {
     EXPECT_EQ(copies, 1u) << c;
 }
 
+TEST(HalideSchedules, BilateralGridSplatKeepsItsBlockLoopsInItsRowFunction) {
+    // apps/bilateral_grid's splat: per row of the z blur (in parallel), each grid cell adds
+    // its 8 x 8 block of pixels to a histogram. The block's loops run 8 iterations each:
+    // as functions of their own they were a call, with its closure, per row of 8 pixels;
+    // the loop over the cells is the function instead.
+    const int w = 77, h = 29;
+    Buffer<uint8_t> input(std::vector<int>{w, h, 3}, "input");
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) input(x, y, c) = uint8_t((x * 37 + y * 101 + c * 53 + (x * y) % 23) & 0xff);
+    Var x("x"), y("y"), z("z"), c("c");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func val("val"), histogram("histogram"), blurz("blurz");
+    val(x, y) = clamp(0.299f * cast<float>(clamped(x, y, 0)) / 255.0f + 0.587f * cast<float>(clamped(x, y, 1)) / 255.0f +
+                          0.114f * cast<float>(clamped(x, y, 2)) / 255.0f,
+                      0.0f, 1.0f);
+    RDom r(0, 8, 0, 8, "r");
+    Expr v = val(x * 8 + r.x - 4, y * 8 + r.y - 4);
+    histogram(x, y, z, c) = 0.0f;
+    histogram(x, y, clamp(cast<int>(v * 10.0f + 0.5f), 0, 10), c) += select(c == 0, v, 1.0f);
+    blurz(x, y, z, c) = histogram(x, y, z - 2, c) + 4.0f * histogram(x, y, z - 1, c) + 6.0f * histogram(x, y, z, c) +
+                        4.0f * histogram(x, y, z + 1, c) + histogram(x, y, z + 2, c);
+    blurz.bound(c, 0, 2).compute_root().reorder(c, z, x, y).parallel(y).vectorize(x, 8).unroll(c);
+    histogram.compute_at(blurz, y);
+    histogram.update().reorder(c, r.x, r.y, x, y).unroll(c);
+    expect_matches(blurz, {0, 0, 0, 0}, {w / 8 + 1, h / 8 + 1, 11, 2}, "bilateral splat");
+
+    const std::string file = ::testing::TempDir() + "/bilateral_splat.c";
+    blurz.compile_to_c(file, {input});
+    std::ifstream in(file);
+    const std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(code.find("TESSERA_OUTLINED int blurz_histogram_s1_x(const void *"), std::string::npos) << code;
+    EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_r_x"), std::string::npos) << code;
+    EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_r_y"), std::string::npos) << code;
+}
+
 TEST(HalideSchedules, DivisionByZeroUnderARoundUpSplit) {
     // Regression R3 (docs/semantics.md §14): out(x) = 100 / (27 - x), split by 8 with RoundUp, computes
     // x = 27 past the window; total division keeps that harmless.
