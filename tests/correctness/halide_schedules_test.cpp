@@ -28,6 +28,14 @@ void expect_matches(const Func &f, const std::vector<int> &mins, const std::vect
     EXPECT_TRUE(p.empty() || p == "skipped") << what << ": " << p;
 }
 
+/** The C that compile_to_c writes for f (under the test's temporary directory). */
+std::string c_of(const Func &f, const std::string &name, const std::vector<Argument> &args) {
+    const std::string file = ::testing::TempDir() + "/" + name + ".c";
+    f.compile_to_c(file, args);
+    std::ifstream in(file);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 Buffer<uint16_t> image_u16(int w, int h) {
     Buffer<uint16_t> b(std::vector<int>{w, h}, "input");
     for (int y = 0; y < h; y++)
@@ -60,10 +68,7 @@ TEST(HalideSchedules, ClassicAndModernBlur) {
         // A strip's body is small: its row loops stay in the strip's function (a call per
         // row would cost more than splitting its compilation saves), and the C compiler
         // unrolls the steady state of each stage's rows, not the shifted last vector.
-        const std::string file = ::testing::TempDir() + "/modern_blur.c";
-        blur_y.compile_to_c(file, {input});
-        std::ifstream in(file);
-        const std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string c = c_of(blur_y, "modern_blur", {input});
         EXPECT_NE(c.find("TESSERA_OUTLINED int blur_y_par(const void *"), std::string::npos) << c;
         EXPECT_EQ(c.find("TESSERA_OUTLINED int blur_y_blur"), std::string::npos) << c;
         size_t unrolled = 0;
@@ -125,10 +130,7 @@ TEST(HalideSchedules, TiledMatmulWithUnrolledAccumulators) {
     // vectors, with the accumulator tile it allocates and the loops that use it, another
     // (outlined together, so that the tile's elements stay in registers, and called once
     // per tile), each compiled in its own translation unit under the JIT.
-    const std::string file = ::testing::TempDir() + "/tiled_matmul.c";
-    result.compile_to_c(file, {A, B});
-    std::ifstream in(file);
-    const std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string c = c_of(result, "tiled_matmul", {A, B});
     EXPECT_NE(c.find("TESSERA_OUTLINED int result_par(const void *"), std::string::npos) << c;
     const size_t rows = c.find("TESSERA_OUTLINED int result_result_s0_yi_1(const void *_");
     EXPECT_NE(rows, std::string::npos) << c;
@@ -175,10 +177,7 @@ TEST(HalideSchedules, BilateralGridSplatKeepsItsBlockLoopsInItsRowFunction) {
     histogram.update().reorder(c, r.x, r.y, x, y).unroll(c);
     expect_matches(blurz, {0, 0, 0, 0}, {w / 8 + 1, h / 8 + 1, 11, 2}, "bilateral splat");
 
-    const std::string file = ::testing::TempDir() + "/bilateral_splat.c";
-    blurz.compile_to_c(file, {input});
-    std::ifstream in(file);
-    const std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string code = c_of(blurz, "bilateral_splat", {input});
     EXPECT_NE(code.find("TESSERA_OUTLINED int blurz_histogram_s1_x(const void *"), std::string::npos) << code;
     EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_r_x"), std::string::npos) << code;
     EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_r_y"), std::string::npos) << code;
