@@ -784,7 +784,9 @@ protected:
     }
     Expr visit(const Not *op, const Expr &self) override { return mk_not(mutate(op->a), self); }
     Expr visit(const Select *op, const Expr &self) override {
-        return mk_select(mutate(op->condition), mutate(op->true_value), mutate(op->false_value), self);
+        Expr c = mutate(op->condition), a = mutate(op->true_value), b = mutate(op->false_value);
+        if (Expr same = let_equal_to(a, b); same.defined()) return same;
+        return mk_select(c, a, b, self);
     }
 
     Expr visit(const Call *op, const Expr &self) override {

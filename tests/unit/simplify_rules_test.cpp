@@ -323,10 +323,15 @@ TEST(SimplifyRules, LetStmtSubstitutionReachesProvenance) {
 }
 
 TEST(SimplifyRules, AMinWithTheValueOfALetIsTheLet) {
-    // let v = x * y in out[0] = min(v, x * y) + max(x * y, v): both are v (a region at one
-    // point, its min and max the same expression, unioned with a read there).
+    // let v = x * y in out[0] = min(v, x * y) + max(x * y, v) + select(x < y, v, x * y): each
+    // is v (a region at one point, its min and max the same expression, unioned with a read
+    // there; a sliding window's first row's bound and the other rows', the same).
     Expr v = var("v");
     Stmt body = Store::make("out", add(min(v, mul(x, y)), max(mul(x, y), v)), i64(0), nullptr);
+    Stmt chosen = simplify(LetStmt::make("v", mul(x, y), Store::make("out", Select::make(lt(x, y), v, mul(x, y)), i64(0), nullptr)));
+    const auto *chosen_store = as<Store>(as<LetStmt>(chosen)->body);
+    ASSERT_TRUE(chosen_store) << chosen;
+    EXPECT_TRUE(equal(chosen_store->value, v)) << chosen;
     Stmt s = simplify(LetStmt::make("v", mul(x, y), body));
     const auto *let = as<LetStmt>(s);
     ASSERT_TRUE(let) << s;
