@@ -511,10 +511,12 @@ std::map<std::string, int64_t> model_parameters(const z3::model &m, const std::m
 /** An isl relation (or set, as a relation from nothing) as a Z3 formula: a disjunction over
  * its basic relations of their constraints, on 64-bit terms given by `term` for the input,
  * output and parameter dimensions. The constraints are evaluated on 128 bits, where no sum
- * of the (int32-range) terms times the coefficients isl keeps overflows. Existentially
- * quantified (local) dimensions become fresh constants, bounded so that their products
- * do not overflow either; the formula is meant as a hypothesis, where such constants are
- * existential. */
+ * of the terms times the coefficients isl keeps overflows. Existentially quantified
+ * (local) dimensions become fresh constants, bounded so that their products do not
+ * overflow either; the formula is meant as a hypothesis, where such constants are
+ * existential. (On 64 bits, a local times 6 wrapped around, and the hypothesis held at
+ * points outside the relation: a value check refuted a store at an instance that does not
+ * read what it was said to.) */
 class RelationFormula {
 public:
     using Term = std::function<z3::expr(isl_dim_type, unsigned)>;
@@ -567,7 +569,7 @@ private:
                     isl_val_free(v);
                     continue;
                 }
-                const z3::expr t = self->term_(type, unsigned(k));
+                const z3::expr t = widened(self->term_(type, unsigned(k)));
                 add(v, &t);
             }
         }
@@ -580,7 +582,13 @@ private:
         return isl_stat_ok;
     }
 
-    static constexpr unsigned kBits = 64;
+    /** A term on kBits bits, its value kept. */
+    static z3::expr widened(const z3::expr &t) {
+        const unsigned n = t.get_sort().bv_size();
+        return n < kBits ? z3::sext(t, kBits - n) : t;
+    }
+
+    static constexpr unsigned kBits = 128;
     z3::context &c_;
     Term term_;
     z3::expr result_{c_}, conjunction_{c_};
@@ -927,7 +935,13 @@ private:
         const Z3_decl_kind k = e.decl().decl_kind();
         if (e.is_bv() && e.is_numeral()) {
             const unsigned n = e.get_sort().bv_size();
-            if (n > 64) return std::nullopt;
+            if (n > 64) {
+                // (The relations' constraints, on 128 bits: their numerals are small.)
+                const z3::expr v = z3::bv2int(e, true).simplify();
+                int64_t small = 0;
+                if (n > 128 || !v.is_numeral_i64(small)) return std::nullopt;
+                return c_.int_val(small);
+            }
             const uint64_t bits = e.get_numeral_uint64();
             const int64_t v = n == 64 ? int64_t(bits) : int64_t(bits << (64 - n)) >> (64 - n);
             return c_.int_val(v);

@@ -507,6 +507,24 @@ TEST(ScheduleFuzz, ValidatorNeverRefutesAMatchingSchedule) {
         });
     });
 }
+
+// Seed 7100007: a mirror_image boundary condition computed at the root, its coordinate
+// (x - 1) % 6 folded back. The value check's hypotheses encoded a piece's constraints on
+// 64 bits, where 6 times an existential local wrapped around: the solver found an instance
+// outside the piece, and the check refuted a right store (the schedule itself fails at run
+// time on the fuzzer's window, so the suite above did not notice). On 128 bits the
+// constraints hold only inside the piece.
+TEST(ScheduleFuzz, ValidatorDoesNotRefuteAMirroredRead) {
+    with_env("TESSERA_SCHEDULE_FUZZ_VALIDATE", "1", [] {
+        with_env("TESSERA_C_OPT", "-O0", [] {
+            Tally tally;
+            fuzz_one(7100007, tally);
+            EXPECT_EQ(tally.failures, 0);
+            EXPECT_EQ(tally.validated[int(validator::Verdict::Refuted)], 0);
+            EXPECT_GT(tally.validated[int(validator::Verdict::Proved)], 0);
+        });
+    });
+}
 #endif
 
 // Schedules in the space of Halide's conv_layer app (a register tile of vectors of
