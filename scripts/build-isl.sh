@@ -44,8 +44,10 @@ Suites: bookworm
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
+# (Short network timeouts: where the archive cannot be reached, the fallback comes soon.)
 apt_options=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$work/sources"
-             -o "Dir::State::Lists=$work/lists" -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q)
+             -o "Dir::State::Lists=$work/lists" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+             -o Acquire::Retries=1 -o Acquire::http::Timeout=30 -q)
 apt-get "${apt_options[@]}" update >"$work/apt.log" 2>&1 || give_up "the source index could not be fetched"
 (cd "$work" && apt-get "${apt_options[@]}" --download-only source isl >>"$work/apt.log" 2>&1) ||
     give_up "the source package isl could not be fetched"
