@@ -401,6 +401,24 @@ TEST(Arithmetic, FloatToIntSaturates) {
     EXPECT_EQ(eval0<bool>(cast<bool>(pd)), true);
     pd.set(1e300);
     EXPECT_EQ(eval0<float>(cast<float>(pd)), std::numeric_limits<float>::infinity());
+
+    // A float32 at and next to each integer type's bounds: the compiled code converts as
+    // the scalar semantics says.
+    for (float v : {2147483520.0f, 2147483648.0f, -2147483648.0f, -2147483904.0f, 4294967040.0f, 4294967296.0f,
+                    9223371487098961920.0f, 9223372036854775808.0f, -9223372036854775808.0f,
+                    18446742974197923840.0f, 18446744073709551616.0f, 32767.99f, 32768.0f, -32768.0f, -32768.5f,
+                    65535.99f, 65536.0f, 127.99f, 128.0f, -128.0f, -128.99f, 255.99f, 256.0f, -0.99f, -0.0f}) {
+        SCOPED_TRACE(v);
+        pf.set(v);
+        EXPECT_EQ(eval0<int8_t>(cast<int8_t>(pf)), (scalar_cast<int8_t, float>(v)));
+        EXPECT_EQ(eval0<int16_t>(cast<int16_t>(pf)), (scalar_cast<int16_t, float>(v)));
+        EXPECT_EQ(eval0<int32_t>(cast<int32_t>(pf)), (scalar_cast<int32_t, float>(v)));
+        EXPECT_EQ(eval0<int64_t>(cast<int64_t>(pf)), (scalar_cast<int64_t, float>(v)));
+        EXPECT_EQ(eval0<uint8_t>(cast<uint8_t>(pf)), (scalar_cast<uint8_t, float>(v)));
+        EXPECT_EQ(eval0<uint16_t>(cast<uint16_t>(pf)), (scalar_cast<uint16_t, float>(v)));
+        EXPECT_EQ(eval0<uint32_t>(cast<uint32_t>(pf)), (scalar_cast<uint32_t, float>(v)));
+        EXPECT_EQ(eval0<uint64_t>(cast<uint64_t>(pf)), (scalar_cast<uint64_t, float>(v)));
+    }
 }
 
 TEST(Arithmetic, IntToFloatRoundsToNearestEven) {
