@@ -302,27 +302,28 @@ PartReport check_part(const LoweredPipeline &p, const StructureOptions &options,
 constexpr size_t kMinStoresPerPart = 4;
 constexpr size_t kMaxSharedWriters = 2;
 
+/** The stores, unmodelled (their loops, storage and loads, which the parts are made of),
+ * with the isl context their nest's sets belong to: declared first, it outlives them. */
+struct Plan {
+    explicit Plan(unsigned long max_operations) : ctx(max_operations) {}
+    IslContext ctx;
+    LoopNest nest;
+};
+
 std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &options, int &stores) {
-    // The stores, unmodelled: their loops, storage and loads.
-    auto plan = std::make_shared<LoopNest>();
+    auto plan = std::make_shared<Plan>(options.max_operations);
     const auto all = [](const Statement &) { return true; };
     try {
-        IslContext plan_ctx(options.max_operations);
-        *plan = loop_nest_of(plan_ctx, p, [](const Statement &) { return false; });
-        // (Only the statements' loops, storage and loads are kept: their isl objects,
-        // none here, would belong to plan_ctx.)
-        plan->context = plan->wide_ranges = Isl<isl_set>();
-        plan->facts.clear();
-        plan->context_hull = Isl<isl_set>();
-        plan->products = Products();
+        plan->nest = loop_nest_of(plan->ctx, p, [](const Statement &) { return false; });
     } catch (const std::exception &) {
-        plan->statements.clear();
+        plan->nest.statements.clear();
     }
-    const size_t n = plan->statements.size();
+    const std::vector<Statement> &planned = plan->nest.statements;
+    const size_t n = planned.size();
     stores = int(n);
     // Ranges [first, last) of statement ids.
     std::vector<std::pair<int, int>> ranges;
-    auto outermost = [&](size_t i) { return plan->statements[i].loop_ids.empty() ? -1 : plan->statements[i].loop_ids[0]; };
+    auto outermost = [&](size_t i) { return planned[i].loop_ids.empty() ? -1 : planned[i].loop_ids[0]; };
     for (size_t i = 0; i < n; i++) {
         const bool joins = !ranges.empty() && (outermost(i) == outermost(i - 1) || outermost(i - 1) < 0 ||
                                                size_t(ranges.back().second - ranges.back().first) < kMinStoresPerPart);
@@ -339,14 +340,14 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
     auto loaded_by = [&](const std::pair<int, int> &range) {
         std::set<std::string> loaded;
         for (int i = range.first; i < range.second; i++)
-            loaded.insert(plan->statements[size_t(i)].loaded.begin(), plan->statements[size_t(i)].loaded.end());
+            loaded.insert(planned[size_t(i)].loaded.begin(), planned[size_t(i)].loaded.end());
         return loaded;
     };
     auto foreign_writers = [&](const std::pair<int, int> &range) {
         const std::set<std::string> loaded = loaded_by(range);
         size_t count = 0;
         for (size_t i = 0; i < n; i++)
-            if ((int(i) < range.first || int(i) >= range.second) && loaded.count(plan->statements[i].store->buffer)) count++;
+            if ((int(i) < range.first || int(i) >= range.second) && loaded.count(planned[i].store->buffer)) count++;
         return count;
     };
     for (size_t k = 1; k < ranges.size();) {
@@ -375,7 +376,7 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
             // The race check compares each of the part's stores with the later stores in
             // its parallel loops.
             for (int i = first; i < last && i <= s.id; i++) {
-                const Statement &a = plan->statements[size_t(i)];
+                const Statement &a = plan->nest.statements[size_t(i)];
                 for (size_t k = size_t(std::max(a.loops_around_storage, 0)); k < a.parallel.size(); k++)
                     if (a.parallel[k] && shares_parallel_loop(a, s, k)) return true;
             }
@@ -389,7 +390,7 @@ std::vector<Part> parts_of(const LoweredPipeline &p, const StructureOptions &opt
     outputs.mine = [](const Statement &) { return false; };
     outputs.wanted = [output](const Statement &s) { return s.store->buffer == output; };
     outputs.coverage = outputs.final_values = true;
-    for (const Statement &s : plan->statements) outputs.size += s.store->buffer == output ? 1 : 0;
+    for (const Statement &s : planned) outputs.size += s.store->buffer == output ? 1 : 0;
     parts.push_back(std::move(outputs));
     return parts;
 }
