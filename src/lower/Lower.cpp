@@ -129,6 +129,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("vectorize loops", [&] { return vectorize_loops(s); });
     s = run("widen indices", [&] { return widen_indices(s); });
     s = run("simplify", [&] { return analysis::simplify(s); });
+    s = run("fuse small loop nests", [&] { return fuse_small_loop_nests(s); });
     if (options.contract_floats) s = run("contract floats", [&] { return contract_floats(s); });
     s = run("hoist constant calls", [&] { return hoist_constant_calls(s); });
     s = run("uniquify names", [&] { return uniquify_names(s); });

@@ -176,6 +176,10 @@ ir::Stmt eliminate_guards(ir::Stmt s);
  * moved out of it. */
 ir::Stmt hoist_loop_invariant_lets(ir::Stmt s);
 
+/** Small loop nests of constant extents with the same loops, independent of each other,
+ * that read a buffer in common run as one nest (src/lower/FuseSmallLoopNests.cpp). */
+ir::Stmt fuse_small_loop_nests(ir::Stmt s);
+
 /** Unrolled loops become copies of their bodies. */
 ir::Stmt unroll_loops(ir::Stmt s);
 
