@@ -19,7 +19,8 @@ std::string Emitter::scalar(const Expr &e) {
 
 Lanes Emitter::emit(const Expr &e) {
     TESSERA_INTERNAL_ASSERT(e.defined(), "undefined expression in a lowered pipeline");
-    if (native(e.type())) {
+    const bool lane_by_lane = in_gather_index_ && (e.type().is_int() || e.type().is_uint());
+    if (native(e.type()) && !lane_by_lane) {
         // The lanes of a native vector are its elements (a bool lane is 0 or 1).
         const std::string v = vec(e);
         Lanes l;
@@ -392,7 +393,9 @@ case ExprKind::N: return emit_binary(ExprKind::N, t, as<N>(e)->a, as<N>(e)->b);
         const Load *ld = as<Load>(e);
         const BufBinding &b = buffer(ld->buffer);
         check_element_type(ld->buffer, b, t.element_of());
+        in_gather_index_++;
         Lanes idx = emit(ld->index);
+        in_gather_index_--;
         return per_lane(t, [&](int i) {
             const std::string x = b.ident + "[" + lane(idx, i) + "]";
             return t.is_bool() ? "(uint8_t)(" + x + " != 0)" : x;
@@ -439,7 +442,8 @@ case ExprKind::N: return emit_binary(ExprKind::N, t, as<N>(e)->a, as<N>(e)->b);
 
 void Emitter::bind_value(const std::string &name, const Expr &value) {
     const Type t = value.type();
-    if (native(t)) {
+    const bool lane_by_lane = lane_lets_.count(name) > 0;
+    if (native(t) && !lane_by_lane) {
         const std::string v = vec(value);
         const std::string id = declare_var(name, t);
         if (!declare_pending_as(v, id, name_comment(name, id)))
@@ -447,7 +451,9 @@ void Emitter::bind_value(const std::string &name, const Expr &value) {
         vars_[name].back().native = true;
         return;
     }
+    if (lane_by_lane) in_gather_index_++;
     Lanes v = emit(value);
+    if (lane_by_lane) in_gather_index_--;
     const std::string id = declare_var(name, t);
     const std::string ct = c_type_name(t.element_of());
     if (t.is_scalar()) {

@@ -282,7 +282,9 @@ void Emitter::emit_store(const Store *st) {
         line("memcpy(&" + b.ident + "[" + base + "], &" + v + ", sizeof(" + v + "));" + prov);
         return;
     }
+    in_gather_index_++;
     Lanes idx = emit(st->index);
+    in_gather_index_--;
     Lanes val = emit(st->value);
     for (int i = 0; i < lanes; i++)
         line(b.ident + "[" + lane(idx, i) + "] = " + lane(val, i) + ";" + (i == 0 ? prov : std::string()));

@@ -117,6 +117,7 @@ std::string Emitter::embedded_buffer(const ir::PipelineArgument &a, const std::s
 
 std::string Emitter::source() {
     TESSERA_INTERNAL_ASSERT(p_.body.defined(), "pipeline " << p_.name << " has no body");
+    lane_lets_ = gather_index_lets(p_.body);
     // Which descriptor variables, parameters and buffer pointers the body uses.
     const NamesIn uses = names_in(p_.body, false);
 

@@ -8,6 +8,7 @@
 //   CNames.cpp        C identifiers for IR names, and literals
 //   CExpressions.cpp  scalar expressions, lane by lane
 //   CVectors.cpp      native vector expressions (GCC/Clang vector extensions)
+//   CGatherIndices.cpp which vector lets the indices of gathers use lane by lane
 //   CStatements.cpp   statements, C blocks, temporaries and error exits
 //   COutlining.cpp    parallel loops' iterations and large loops as functions of their own
 
@@ -89,6 +90,11 @@ bool starts_with(const std::string &s, const std::string &prefix);
 // The emitter
 
 using Lanes = std::vector<std::string>;
+
+/** The integer vector lets used only in the indices of gathered loads and scattered
+ * stores (directly or through other such lets): computed lane by lane
+ * (src/codegen/CGatherIndices.cpp). */
+std::set<std::string> gather_index_lets(const Stmt &s);
 
 struct VarBinding {
     std::string ident;  // a native vector, or a C array of `type.lanes` elements
@@ -172,6 +178,10 @@ private:
     };
     std::vector<Outlined> outlined_;
     int in_parallel_function_ = 0, in_outlined_loop_ = 0;
+    // The lets computed lane by lane (gather_index_lets), and whether an index of a
+    // gather is being emitted (its integer vectors lane by lane too).
+    std::set<std::string> lane_lets_;
+    int in_gather_index_ = 0;
     bool split_parallel_body_ = false;  // the parallel loop's body is split into functions
     // Loads and stores emitted in the function being emitted (the pipeline's or an outlined
     // one): a function without any only checks, computes coordinates and calls.
