@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
+#include <set>
 #include <iterator>
 
 #include <cmath>
@@ -226,6 +228,43 @@ TEST(HalideSchedules, HarrisWindowSumsReadEachGradientOnce) {
     }
     EXPECT_GE(window_loops, 1u) << stmt;
     EXPECT_EQ(fused, window_loops) << stmt;
+}
+
+TEST(HalideSchedules, GridLookupsComputeTheirIndicesLaneByLane) {
+    // apps/bilateral_grid's slice: each pixel reads grid corners at a bin computed from its
+    // value, a gather per corner. The indices' vectors are used only to be taken apart
+    // lane by lane, so the C computes them as scalars (src/codegen/CGatherIndices.cpp): no
+    // gathered load reads a lane of a native vector.
+    const int w = 53, h = 9;
+    Buffer<uint8_t> input(std::vector<int>{w, h}, "input");
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) input(x, y) = uint8_t((x * 37 + y * 101 + (x * y) % 23) & 0xff);
+    Buffer<float> grid(std::vector<int>{w / 8 + 2, h / 8 + 2, 12}, "grid");
+    for (int z = 0; z < 12; z++)
+        for (int y = 0; y < h / 8 + 2; y++)
+            for (int x = 0; x < w / 8 + 2; x++) grid(x, y, z) = float(x * 3 + y * 5 + z * 7 % 11) / 13.0f;
+    Var x("x"), y("y");
+    Func out("slice");
+    Expr zv = cast<float>(input(x, y)) / 25.5f;
+    Expr zi = clamp(cast<int>(zv), 0, 10);
+    Expr zf = zv - cast<float>(zi);
+    Expr gx = x / 8, gy = y / 8, xf = cast<float>(x % 8) / 8.0f;
+    out(x, y) = lerp(lerp(grid(gx, gy, zi), grid(gx + 1, gy, zi), xf), lerp(grid(gx, gy + 1, zi + 1), grid(gx + 1, gy + 1, zi + 1), xf), zf);
+    out.vectorize(x, 8);
+    expect_matches(out, {0, 0}, {w, h}, "grid lookups");
+
+    const std::string code = c_of(out, "grid_lookups", {input, grid});
+    const std::regex vector_decl(R"(const tessera_v\w+ (\w+) = )");
+    std::set<std::string> vectors;
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), vector_decl); it != std::sregex_iterator(); ++it)
+        vectors.insert((*it)[1].str());
+    const std::regex gathered_lane(R"(grid\w*\[(\w+)\[\d+\]\])");
+    int gathers = 0;
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), gathered_lane); it != std::sregex_iterator(); ++it) {
+        gathers++;
+        EXPECT_EQ(vectors.count((*it)[1].str()), 0u) << "a gather reads lane of vector " << (*it)[1].str() << "\n" << code;
+    }
+    EXPECT_GT(gathers, 0) << code;
 }
 
 TEST(HalideSchedules, DivisionByZeroUnderARoundUpSplit) {
