@@ -361,6 +361,10 @@ private:
      * width. */
     std::string convert_vector(Type to, const std::string &x, Type from);
 
+    /** The helper that computes a * b + c with one rounding, lane by lane, for vectors
+     * of type t (declared with the conversion helpers). */
+    std::string fused_multiply_add(Type t);
+
     /** A comparison result (an integer vector of the operands' width) as a mask. */
     std::string to_mask(Type t, const std::string &cmp, Type operand);
 
