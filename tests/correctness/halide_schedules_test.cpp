@@ -185,51 +185,6 @@ TEST(HalideSchedules, BilateralGridSplatKeepsItsBlockLoopsInItsRowFunction) {
     EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_r_y"), std::string::npos) << code;
 }
 
-TEST(HalideSchedules, HarrisWindowSumsReadEachGradientOnce) {
-    // apps/harris's three 3x3 window sums of gradient products, inline reductions per
-    // vector of the output: the three nests over the window become one
-    // (src/lower/FuseSmallLoopNests.cpp), so that each gradient is loaded once per window
-    // point instead of twice. Results against the reference interpreter.
-    const int w = 45, h = 21;
-    Buffer<float> input(std::vector<int>{w, h}, "input");
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) input(x, y) = float((x * 37 + y * 101 + (x * y) % 23) % 97) / 97.0f;
-    Var x("x"), y("y"), yi("yi");
-    Func in_b = BoundaryConditions::repeat_edge(input);
-    Func ix("ix"), iy("iy"), out("harris_sums");
-    ix(x, y) = in_b(x + 1, y) - in_b(x - 1, y);
-    iy(x, y) = in_b(x, y + 1) - in_b(x, y - 1);
-    RDom box(-1, 3, -1, 3, "box");
-    Expr sxx = sum(ix(x + box.x, y + box.y) * ix(x + box.x, y + box.y));
-    Expr syy = sum(iy(x + box.x, y + box.y) * iy(x + box.x, y + box.y));
-    Expr sxy = sum(ix(x + box.x, y + box.y) * iy(x + box.x, y + box.y));
-    out(x, y) = sxx * syy - sxy * sxy - 0.04f * (sxx + syy) * (sxx + syy);
-    out.split(y, y, yi, 8).parallel(y).vectorize(x, 8);
-    ix.store_at(out, y).compute_at(out, yi).vectorize(x, 8);
-    iy.store_at(out, y).compute_at(out, yi).vectorize(x, 8);
-    expect_matches(out, {0, 0}, {w, h}, "harris window sums");
-
-    const std::string file = ::testing::TempDir() + "/harris_sums.stmt";
-    out.compile_to_lowered_stmt(file, {input});
-    std::ifstream in(file);
-    const std::string stmt((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // Each part of the x loop (steady state and tail) has one loop over box.x, storing the
-    // three sums.
-    size_t window_loops = 0, fused = 0;
-    for (size_t at = stmt.find("for (sum_"); at != std::string::npos; at = stmt.find("for (sum_", at + 1)) {
-        const size_t line_end = stmt.find('\n', at);
-        if (stmt.substr(at, line_end - at).find(".box.x") == std::string::npos) continue;
-        window_loops++;
-        const size_t body_end = stmt.find("}", line_end);
-        const std::string body = stmt.substr(line_end, body_end - line_end);
-        int sums = 0;
-        for (size_t k = body.find("] = "); k != std::string::npos; k = body.find("] = ", k + 1)) sums++;
-        if (sums == 3) fused++;
-    }
-    EXPECT_GE(window_loops, 1u) << stmt;
-    EXPECT_EQ(fused, window_loops) << stmt;
-}
-
 TEST(HalideSchedules, GridLookupsComputeTheirIndicesLaneByLane) {
     // apps/bilateral_grid's slice: each pixel reads grid corners at a bin computed from its
     // value, a gather per corner. The indices' vectors are used only to be taken apart

@@ -2,7 +2,7 @@
 // common and are independent become one nest; nests that depend on each other or on the
 // statements between them, that read nothing in common, or whose loops differ or are not
 // small constants, stay apart. (End to end, with results against the reference interpreter:
-// tests/correctness/halide_schedules_test.cpp, HarrisWindowSums...)
+// tests/unit/inline_reductions_test.cpp, ScheduledLikeHalidesHarrisAgreeWithTheReference)
 
 #include <gtest/gtest.h>
 

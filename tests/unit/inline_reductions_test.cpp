@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <cmath>
 #include <limits>
 
@@ -96,6 +99,26 @@ TEST(InlineReductions, ScheduledLikeHalidesHarrisAgreeWithTheReference) {
     ix.store_at(out, y).compute_at(out, yi).vectorize(x, 8);
     iy.store_at(out, y).compute_at(out, yi).vectorize(x, 8);
     EXPECT_EQ(differential_check(out, {0, 0}, {40, 30}, false), "");
+
+    // The three nests over the window are one (src/lower/FuseSmallLoopNests.cpp), so that
+    // each gradient is loaded once per window point instead of twice: each part of the x
+    // loop (steady state and tail) has one loop over r.x, storing the three sums.
+    const std::string file = ::testing::TempDir() + "/harris_sums.stmt";
+    out.compile_to_lowered_stmt(file, {in});
+    std::ifstream text(file);
+    const std::string stmt((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
+    size_t window_loops = 0, fused = 0;
+    for (size_t at = stmt.find("for (sum_"); at != std::string::npos; at = stmt.find("for (sum_", at + 1)) {
+        const size_t line_end = stmt.find('\n', at);
+        if (stmt.substr(at, line_end - at).find(".r.x") == std::string::npos) continue;
+        window_loops++;
+        const std::string body = stmt.substr(line_end, stmt.find('}', line_end) - line_end);
+        int stores = 0;
+        for (size_t k = body.find("] = "); k != std::string::npos; k = body.find("] = ", k + 1)) stores++;
+        fused += stores == 3;
+    }
+    EXPECT_GE(window_loops, 1u) << stmt;
+    EXPECT_EQ(fused, window_loops) << stmt;
 }
 
 TEST(InlineReductions, InsideAVectorizedLoopTheyRunOnLanes) {
