@@ -350,6 +350,8 @@ Lanes Emitter::emit_lanes(const Expr &e) {
         Lanes v = emit(c->value);
         const Type from = c->value.type().element_of();
         if (from == t.element_of()) return v;
+        // A conversion known to be in range is C's own (defined there).
+        if (c->in_range) return per_lane(t, [&](int i) { return "(" + c_type_name(t.element_of()) + ")" + lane(v, i); });
         return per_lane(t, [&](int i) { return cast_rhs(t.element_of(), from, lane(v, i)); });
     }
 #define TESSERA_CG_BINARY(N) \

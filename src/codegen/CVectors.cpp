@@ -131,6 +131,16 @@ std::string Emitter::blend(Type t, const std::string &mask_wide, const std::stri
                         mask_wide + "))");
 }
 
+std::string Emitter::truncating_vector(const std::string &x, Type ft, Type t) {
+    // Into a narrower type through the float's width (the lanes fit its signed integers),
+    // whose conversion is one instruction, then narrowed (convert_vector).
+    const Type from = ft.element_of();
+    const Type same_width = Int(from.bits).with_lanes(t.lanes);
+    if (t.element_of().bits < from.bits)
+        return vtemp(t, convert_vector(t, vtemp(same_width, "__builtin_convertvector(" + x + ", " + vtype(same_width) + ")"), same_width));
+    return vtemp(t, "__builtin_convertvector(" + x + ", " + vtype(t) + ")");
+}
+
 std::string Emitter::saturating_vector(const Expr &v, Type t) {
     // A float to an integer type of n bits truncates toward zero, takes NaN to 0 and
     // saturates (docs/semantics.md): values at or past 2^(n-1) (2^n unsigned) become the
@@ -152,12 +162,7 @@ std::string Emitter::saturating_vector(const Expr &v, Type t) {
     std::string y = blend(ft, where(x + " == " + x), x, zero);
     y = blend(ft, where(y + " > " + lo), y, lo);
     y = blend(ft, where(y + " < " + hi), y, hi);
-    // Into a narrower type through the float's width (the clamped lanes fit its signed
-    // integers), whose conversion is one instruction, then narrowed (convert_vector).
-    const Type same_width = Int(from.bits).with_lanes(t.lanes);
-    const std::string converted =
-        n < from.bits ? vtemp(t, convert_vector(t, vtemp(same_width, "__builtin_convertvector(" + y + ", " + vtype(same_width) + ")"), same_width))
-                      : vtemp(t, "__builtin_convertvector(" + y + ", " + vtype(t) + ")");
+    const std::string converted = truncating_vector(y, ft, t);
     const std::string past = to_mask(t, x + " >= " + splat(ft, float_literal(from, top)), from);
     const std::string maximum = et.is_int() ? int_literal(et, int64_t((uint64_t(1) << (n - 1)) - 1))
                                             : uint_literal(et, n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1);
@@ -193,7 +198,8 @@ std::string Emitter::vector_of(const Expr &e) {
             const std::string ones = vtemp(i8, "(" + vtype(i8) + ")" + vec(v) + " & " + splat(i8, "1"));
             return vtemp(t, convert_vector(t, ones, i8));
         }
-        if (from.is_float() && !et.is_float()) return saturating_vector(v, t);
+        if (from.is_float() && !et.is_float())
+            return as<Cast>(e)->in_range ? truncating_vector(vec(v), v.type(), t) : saturating_vector(v, t);
         return vtemp(t, convert_vector(t, vec(v), v.type()));
     }
     case ExprKind::Add:

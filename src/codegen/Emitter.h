@@ -377,6 +377,9 @@ private:
     /** The float vector v converted to the integer vector type t, saturating as the
      * scalar conversion does. */
     std::string saturating_vector(const Expr &v, Type t);
+    /** The float vector x (of type ft), whose lanes truncate into the integer type t,
+     * converted to t. */
+    std::string truncating_vector(const std::string &x, Type ft, Type t);
 
     static std::string int_or_uint_literal(Type t, int64_t c);
 

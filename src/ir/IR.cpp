@@ -54,10 +54,12 @@ Expr Variable::make(Type t, const std::string &name, VarKind k) {
     return make_expr<Variable>(t, name, k);
 }
 
-Expr Cast::make(Type t, Expr v) {
+Expr Cast::make(Type t, Expr v, bool in_range) {
     check_defined(v, "Cast");
     TESSERA_INTERNAL_ASSERT(t.lanes == v.type().lanes, "Cast changes lane count");
-    return make_expr<Cast>(t, std::move(v));
+    TESSERA_INTERNAL_ASSERT(!in_range || (v.type().is_float() && (t.is_int() || t.is_uint())),
+                            "only a float converted to an integer type is marked in range");
+    return make_expr<Cast>(t, std::move(v), in_range);
 }
 
 #define TESSERA_ARITH_MAKE(N)                                                      \

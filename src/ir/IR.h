@@ -116,10 +116,16 @@ struct Variable : ExprNodeOf<Variable, ExprKind::Variable> {
 // Arithmetic, comparison and logic. Operands always have identical types here: the
 // user-facing operators (src/lang/Operators.cpp) apply the coercion rules first.
 
+/** A conversion. A float to an integer type truncates toward zero and saturates (NaN
+ * gives 0, docs/semantics.md); `in_range` marks a float whose truncation is known to be a
+ * number the integer type holds, which saturation leaves as it is, so that compiled code
+ * may convert it directly. Only src/lower/MarkInRangeConversions.cpp sets it; the IR
+ * interpreter checks it. */
 struct Cast : ExprNodeOf<Cast, ExprKind::Cast> {
     Expr value;
-    Cast(Type t, Expr v) : ExprNodeOf(t), value(std::move(v)) {}
-    static Expr make(Type t, Expr v);
+    bool in_range = false;
+    Cast(Type t, Expr v, bool in_range_ = false) : ExprNodeOf(t), value(std::move(v)), in_range(in_range_) {}
+    static Expr make(Type t, Expr v, bool in_range = false);
 };
 
 template<typename T, ExprKind K>

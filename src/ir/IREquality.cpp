@@ -39,7 +39,7 @@ template<typename S> void fields(const Variable *a, const Variable *b, S &s) {
     s(static_cast<const void *>(a->param.get()), static_cast<const void *>(b->param.get()));
     s(static_cast<const void *>(a->rdom.get()), static_cast<const void *>(b->rdom.get()));
 }
-template<typename S> void fields(const Cast *, const Cast *, S &) {}
+template<typename S> void fields(const Cast *a, const Cast *b, S &s) { s(a->in_range, b->in_range); }
 template<typename T, ExprKind K, typename S>
 void fields(const BinaryNode<T, K> *, const BinaryNode<T, K> *, S &) {}
 template<typename T, ExprKind K, typename S>

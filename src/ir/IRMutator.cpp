@@ -56,7 +56,7 @@ Expr IRMutator::visit(const Variable *, const Expr &self) { return self; }
 
 Expr IRMutator::visit(const Cast *op, const Expr &self) {
     Expr v = mutate(op->value);
-    return v.same_as(op->value) ? self : Cast::make(op->type, std::move(v));
+    return v.same_as(op->value) ? self : Cast::make(op->type, std::move(v), op->in_range);
 }
 
 #define TESSERA_MUTATE_BINARY(N)                                           \

@@ -107,6 +107,15 @@ Scalar cast(Type to, Type from, Scalar v) {
     return make_uint(wrap_uint(to.bits, from.is_int() ? uint64_t(v.i) : v.u));
 }
 
+bool truncates_into(Type t, double f) {
+    if (f != f) return false;
+    // (bottom - 1, top): 2^(n-1) (2^n unsigned) and the bottom are exact doubles; for 64
+    // bits bottom - 1 rounds to the bottom, which only leaves out the bottom itself.
+    const double top = std::ldexp(1.0, t.is_int() ? t.bits - 1 : t.bits);
+    const double bottom = t.is_int() ? -top : 0.0;
+    return f > bottom - 1.0 && f < top;
+}
+
 Scalar binary(ExprKind op, Type t, Scalar a, Scalar b) {
     auto boolean = [](bool x) { return make_uint(x ? 1 : 0); };
     if (is_comparison(op)) {

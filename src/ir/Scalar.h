@@ -35,6 +35,10 @@ Scalar normalize(Type t, Scalar v);
 /** Conversion from type `from` to type `to` (wrapping, saturating float->int, NaN -> 0). */
 Scalar cast(Type to, Type from, Scalar v);
 
+/** Whether the float f, truncated toward zero, is a value of the integer type t (a
+ * conversion of f to t then saturates nothing). */
+bool truncates_into(Type t, double f);
+
 /** The comparison op (is_comparison) of x and y, in the order of the values of T. */
 template <typename T>
 bool compare(ExprKind op, T x, T y) {

@@ -136,6 +136,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("reuse allocations", [&] { return reuse_allocations(s, p.reused_allocations); });
     s = run("common subexpressions", [&] { return common_subexpressions(s); });
     s = run("mark index arithmetic", [&] { return mark_index_arithmetic(s); });
+    s = run("mark in-range conversions", [&] { return mark_in_range_conversions(s); });
 
     p.body = s;
     if (check) verify_lowered(p, VerifyOptions{true, "the last pass"});

@@ -232,4 +232,8 @@ std::set<std::string> index_lets(const ir::Stmt &s);
  * (Add/Sub/Mul::no_overflow; src/lower/MarkIndexArithmetic.cpp). */
 ir::Stmt mark_index_arithmetic(ir::Stmt s);
 
+/** Marks the float-to-integer conversions whose values are known to be numbers the integer
+ * type holds (Cast::in_range; src/lower/MarkInRangeConversions.cpp). */
+ir::Stmt mark_in_range_conversions(ir::Stmt s);
+
 }  // namespace tessera::lower

@@ -378,8 +378,15 @@ private:
             Value v = eval(c->value);
             const Type from = c->value.type().element_of(), to = t.element_of();
             Value r = Value::make(t);
-            for (int i = 0; i < t.lanes; i++)
+            for (int i = 0; i < t.lanes; i++) {
                 r.set(i, v.poisoned(i) ? Scalar{} : cast(to, from, v.lane(i)), v.poisoned(i));
+                // A conversion marked in range (Cast::in_range): the truncated value is a
+                // number the integer type holds. A violation is a mistake of the pass
+                // that marked it, and an InternalError.
+                if (c->in_range && !v.poisoned(i) && !truncates_into(to, v.lane(i).f))
+                    fail("the conversion " + to_string(e) + " (marked as in range) converts " +
+                         std::to_string(v.lane(i).f) + (t.lanes > 1 ? " in lane " + std::to_string(i) : std::string()));
+            }
             return r;
         }
         case ExprKind::Add: return arith(ExprKind::Add, as<Add>(e), e);

@@ -388,7 +388,7 @@ TEST(ValidateApi, ThePerPassModeNamesThePassAfterWhichTheCodeIsRefuted) {
     const ValidationReport proved = validate(inlined_blur("api_passes", false), options);
     ASSERT_FALSE(proved.passes.empty());
     EXPECT_EQ(proved.passes.front().pass, "storage flattening");
-    EXPECT_EQ(proved.passes.back().pass, "mark index arithmetic");
+    EXPECT_EQ(proved.passes.back().pass, "mark in-range conversions");
     EXPECT_EQ(proved.verdict, proved.passes.back().verdict) << "the last pass leaves the final code";
     EXPECT_EQ(proved.verdict, Verdict::Proved) << proved.to_string();
     EXPECT_EQ(proved.first_refuted_pass, "");
