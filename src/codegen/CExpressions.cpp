@@ -444,6 +444,16 @@ case ExprKind::N: return emit_binary(ExprKind::N, t, as<N>(e)->a, as<N>(e)->b);
 
 void Emitter::bind_value(const std::string &name, const Expr &value) {
     const Type t = value.type();
+    if (const Variable *v = as<Variable>(value); v && t.is_scalar()) {
+        // A copy of a scalar variable is that C variable: two names of one value (CSE names
+        // a repeated whole value by its first let) stay one in the closures of outlined
+        // functions too, where the C compiler could no longer see that they are equal.
+        auto it = vars_.find(v->name);
+        if (it != vars_.end() && !it->second.empty() && it->second.back().type == t) {
+            vars_[name].push_back(it->second.back());
+            return;
+        }
+    }
     const bool lane_by_lane = lane_lets_.count(name) > 0;
     if (native(t) && !lane_by_lane) {
         const std::string v = vec(value);

@@ -41,13 +41,18 @@ std::string Emitter::closure_here(const std::string &fn, const std::vector<Captu
     std::ostringstream t;
     t << "struct " << fn << "_closure {\n";
     for (size_t k = 0; k < extra.size(); k++) t << "    " << extra[k].first << " _" << k << ";\n";
-    for (const Capture &c : captures) t << "    " << c.ctype << " " << c.field << ";\n";
+    // A field per C identifier: names bound to one variable (copies, bind_value) share it.
+    std::set<std::string> fields;
+    for (const Capture &c : captures)
+        if (fields.insert(c.field).second) t << "    " << c.ctype << " " << c.field << ";\n";
     if (extra.empty() && captures.empty()) t << "    int _unused;\n";
     t << "};\n";
     type = t.str();
     std::string init;
     for (const auto &[ctype, value] : extra) init += (init.empty() ? "" : ", ") + value;
-    for (const Capture &c : captures) init += (init.empty() ? "" : ", ") + c.field;
+    fields.clear();
+    for (const Capture &c : captures)
+        if (fields.insert(c.field).second) init += (init.empty() ? "" : ", ") + c.field;
     if (init.empty()) init = "0";
     const std::string cv = issue("_c");
     line("const struct " + fn + "_closure " + cv + " = {" + init + "};");
@@ -65,11 +70,15 @@ std::string Emitter::outlined_body(const std::string &closure, const std::string
     memory_accesses_ = 0;
     indent_ = 1;
     scopes_.back().insert(ci);
+    std::map<std::string, std::string> id_of_field;
     for (const Capture &c : captures) {
-        const std::string id = declare(c.field);
-        line((c.buffer ? "" : "const ") + c.ctype + " " + id + " = ((const struct " + closure + " *)" + ci + ")->" +
-             c.field + ";");
-        line("(void)" + id + ";");
+        std::string &id = id_of_field[c.field];
+        if (id.empty()) {
+            id = declare(c.field);
+            line((c.buffer ? "" : "const ") + c.ctype + " " + id + " = ((const struct " + closure + " *)" + ci + ")->" +
+                 c.field + ";");
+            line("(void)" + id + ";");
+        }
         if (c.buffer) {
             bufs_[c.ir_name].push_back(BufBinding{id, c.buf.type, c.buf.writable});
         } else {

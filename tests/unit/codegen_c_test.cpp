@@ -262,6 +262,33 @@ TEST(CodegenJIT, EuclideanDivisionInALoop) {
         RuntimeError);
 }
 
+TEST(CodegenJIT, CopiesOfAVariableAreOneInOutlinedFunctions) {
+    // let k = d * 3; let k2 = k; parallel for x: out(x) = in(x) + k - k2. The parallel
+    // loop's iteration is a function of its own: k2 is k there too (one closure field),
+    // so that the C compiler sees that k - k2 is 0.
+    Expr x = var("out.s0.x");
+    Expr value = Sub::make(Add::make(Load::make(Int(32), "in", offset_1d("in", x)), var("k")), var("k2"));
+    Stmt store = Store::make("out", value, offset_1d("out", x), prov("out", 0, {x}));
+    Stmt loop = For::make("out.s0.x", var("out.min.0"), var("out.extent.0"), ForType::Parallel, store);
+    Stmt body = LetStmt::make("k", Mul::make(param_var("d", Int(32)), i32(3)), LetStmt::make("k2", var("k"), loop));
+    const ir::LoweredPipeline p =
+        pipeline("copies", {input("in", Int(32)), param("d", Int(32)), output("out", Int(32))}, body);
+    const std::string c = cg::emit_c(p);
+    const size_t closure = c.find("_closure {");
+    ASSERT_NE(closure, std::string::npos) << c;
+    const std::string fields = c.substr(closure, c.find("};", closure) - closure);
+    EXPECT_NE(fields.find(" k;"), std::string::npos) << fields;
+    EXPECT_EQ(fields.find("k2"), std::string::npos) << fields;
+    tessera::driver::JITModule m(p, jit_options());
+    std::vector<int32_t> in = {7, -7, 6, -6, 1, -1, 0, INT32_MIN, INT32_MAX};
+    std::vector<int32_t> out(in.size(), 12345);
+    tessera::driver::RuntimeBuffer bin = buffer_of(in), bout = buffer_of(out);
+    int32_t d = 1000;
+    void *args[] = {bin.get(), &d, bout.get()};
+    m.run(args);
+    for (size_t i = 0; i < in.size(); i++) EXPECT_EQ(out[i], in[i]) << i;
+}
+
 TEST(CodegenJIT, AllocationRoundTripAndAssertion) {
     tessera::driver::JITModule m(allocation_pipeline(), jit_options());
     std::vector<int32_t> in = {1, -2, 3, 40, 5};
