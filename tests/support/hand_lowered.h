@@ -49,4 +49,21 @@ inline ir::PipelineArgument output_argument(const ir::FunctionData &f) {
     return buffer_argument(ir::PipelineArgument::Kind::OutputBuffer, f.name, f.type, f.dimensions());
 }
 
+/** The pipeline `for x in [0, extent): f[index] = value` (over the variable "x"), with the
+ * store's provenance and the loop's identity: a statement built by hand for the IR
+ * interpreter, of a Func f of one dimension. */
+inline ir::LoweredPipeline store_loop_pipeline(const std::shared_ptr<ir::FunctionData> &f, const Expr &value,
+                                               const Expr &index, int extent) {
+    auto prov = std::make_shared<ir::Provenance>();
+    prov->func = f;
+    prov->coords = {ir::Variable::make(Int(32), "x")};
+    ir::LoweredPipeline p;
+    p.name = f->name;
+    p.output = f;
+    p.args = {output_argument(*f)};
+    p.body = ir::For::make("x", ir::IntImm::make(Int(32), 0), ir::IntImm::make(Int(32), extent), ir::ForType::Serial,
+                           ir::Store::make(f->name, value, index, prov), loop_of(f, 0, "x"));
+    return p;
+}
+
 }  // namespace tessera::test

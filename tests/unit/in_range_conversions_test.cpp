@@ -117,18 +117,9 @@ TEST(InRangeConversions, TheInterpreterChecksTheMarks) {
     Func f("f");
     Var x("x");
     f(x) = 0;
-    auto prov = std::make_shared<Provenance>();
-    prov->func = f.data();
-    prov->coords = {Variable::make(Int(32), "x")};
     const Expr wrong = Cast::make(Int(32), FloatImm::make(Float(32), 1e10), true);
-    Stmt body = For::make("x", IntImm::make(Int(32), 0), IntImm::make(Int(32), 4), ForType::Serial,
-                          Store::make("f", wrong, Cast::make(Int(64), Variable::make(Int(32), "x")), prov),
-                          test::loop_of(f.data(), 0, "x"));
-    ir::LoweredPipeline p;
-    p.name = "f";
-    p.output = f.data();
-    p.args = {test::output_argument(*f.data())};
-    p.body = body;
+    const ir::LoweredPipeline p =
+        test::store_loop_pipeline(f.data(), wrong, Cast::make(Int(64), Variable::make(Int(32), "x")), 4);
     Buffer<int32_t> b(std::vector<int>{4});
     try {
         semantics::run(p, semantics::default_arguments(p, b.data_handle()));

@@ -103,20 +103,9 @@ TEST(IndexArithmetic, TheInterpreterChecksTheMarks) {
     Func f("f");
     Var x("x");
     f(x) = 0;
-    auto loop = test::loop_of(f.data(), 0, "x");
-    auto prov = std::make_shared<Provenance>();
-    prov->func = f.data();
-    prov->coords = {Variable::make(Int(32), "x")};
     const Expr big = Mul::make(Variable::make(Int(32), "x"), IntImm::make(Int(32), 1 << 30), true);
-    Stmt body = For::make("x", IntImm::make(Int(32), 0), IntImm::make(Int(32), 4), ForType::Serial,
-                          Store::make("f", IntImm::make(Int(32), 0),
-                                      Cast::make(Int(64), Sub::make(big, big)), prov),
-                          loop);
-    ir::LoweredPipeline p;
-    p.name = "f";
-    p.output = f.data();
-    p.args = {test::output_argument(*f.data())};
-    p.body = body;
+    const ir::LoweredPipeline p =
+        test::store_loop_pipeline(f.data(), IntImm::make(Int(32), 0), Cast::make(Int(64), Sub::make(big, big)), 4);
     Buffer<int32_t> b(std::vector<int>{4});
     try {
         semantics::run(p, semantics::default_arguments(p, b.data_handle()));
