@@ -42,19 +42,34 @@ double round_to(Type t, double x) { return t.bits == 32 ? double(float(x)) : x; 
 
 bool has(const FloatRange &r, double v) { return r.lo <= v && v <= r.hi; }
 
-/** The lets of the statement (names are bound once by now). */
+/** The lets of the statement (names are bound once by now; a name bound twice, which
+ * would be a mistake of an earlier pass, is left out: its value is not known). */
 struct Lets : IRVisitor {
     std::map<std::string, Expr> values;
+    std::set<std::string> twice;
     using IRVisitor::include;
+
+    void finish() {
+        for (const std::string &n : twice) values.erase(n);
+    }
 
 protected:
     void visit(const LetStmt *op) override {
-        values[op->name] = op->value;
+        bind(op->name, op->value);
         IRVisitor::visit(op);
     }
     void visit(const Let *op) override {
-        values[op->name] = op->value;
+        bind(op->name, op->value);
         IRVisitor::visit(op);
+    }
+    void visit(const For *op) override {
+        twice.insert(op->name);  // a loop's variable is no let's value
+        IRVisitor::visit(op);
+    }
+
+private:
+    void bind(const std::string &name, const Expr &value) {
+        if (!values.emplace(name, value).second) twice.insert(name);
     }
 };
 
@@ -208,6 +223,7 @@ private:
 Stmt mark_in_range_conversions(Stmt s) {
     Lets lets;
     lets.include(s);
+    lets.finish();
     return MarkInRange(lets.values).mutate(s);
 }
 
