@@ -100,6 +100,11 @@ TEST(InRangeConversions, ValuesThatMaySaturateAreNotMarked) {
     add("nan_first", cast<int32_t>(max(0.0f, min(1.0f, v(x)))));                 // min(1, NaN) is NaN
     add("zero_times_inf", cast<int32_t>(clamp(max(v(x), 0.0f) * 0.0f, -1.0f, 1.0f) + max(v(x), 0.0f) * 0.0f));
     add("divisor_with_zero", cast<int32_t>(clamp(v(x), 1.0f, 2.0f) / clamp(v(x), -1.0f, 1.0f)));
+    // An int32 as a float32 reaches 2^31 (2^31 - 1 rounds up), past int32: found by the
+    // schedule fuzzer (seed 14100332).
+    Buffer<int32_t> big(std::vector<int>{n}, "big");
+    for (int i = 0; i < n; i++) big(i) = i % 2 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min() + i;
+    add("int32_as_float", cast<int32_t>(max(Expr(-7.0f), cast<float>(big(x)))));
     for (const Func &f : funcs) {
         const Conversions k = conversions_of(f);
         EXPECT_EQ(k.marked, 0) << f.name();
