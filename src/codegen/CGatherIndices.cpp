@@ -8,21 +8,15 @@
 // are additions to 8 scalars (or parts of the addressing).
 //
 // Which lets are computed so: the integer vector lets of sums, products and conversions
-// whose every use is in such an index, or in the value of another such let. Their lanes are C scalars (an array the C
-// compiler keeps in registers); an index of a gather is computed lane by lane from them.
-// This decides only how the C computes the same values.
+// whose every use is in such an index, or in the value of another such let. Their lanes
+// are C scalars (an array the C compiler keeps in registers); an index of a gather is
+// computed lane by lane from them. This decides only how the C computes the same values.
 
 #include "codegen/Emitter.h"
 
 namespace tessera::codegen {
 
 namespace {
-
-bool dense(const Expr &index) {
-    const Ramp *r = as<Ramp>(index);
-    const IntImm *stride = r ? as<IntImm>(r->stride) : nullptr;
-    return stride && stride->value == 1;
-}
 
 bool integer_vector(Type t) { return t.lanes > 1 && (t.is_int() || t.is_uint()); }
 
@@ -85,7 +79,7 @@ protected:
         include(op->body);
     }
     void visit(const Load *op) override {
-        if (op->type.lanes > 1 && !dense(op->index)) {
+        if (op->type.lanes > 1 && !dense_ramp(op->index)) {
             in_index_++;
             include(op->index);
             in_index_--;
@@ -95,7 +89,7 @@ protected:
     }
     void visit(const Store *op) override {
         include(op->value);
-        if (op->value.type().lanes > 1 && !dense(op->index)) {
+        if (op->value.type().lanes > 1 && !dense_ramp(op->index)) {
             in_index_++;
             include(op->index);
             in_index_--;

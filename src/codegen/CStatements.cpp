@@ -272,8 +272,8 @@ void Emitter::emit_store(const Store *st) {
         st->provenance ? "  /* " + comment_text(to_string(*st->provenance)) + " */" : std::string();
     if (st->provenance && st->provenance->atomic) return emit_atomic_store(st, b, prov);
     const int lanes = st->value.type().lanes;
-    const Ramp *dense = as<Ramp>(st->index);
-    if (native(st->value.type()) && dense && as<IntImm>(dense->stride) && as<IntImm>(dense->stride)->value == 1) {
+    const Ramp *dense = dense_ramp(st->index);
+    if (native(st->value.type()) && dense) {
         const Type vt = st->value.type();
         std::string v = vec(st->value);
         if (vt.is_bool()) v = vtemp(UInt(8).with_lanes(lanes), "(" + vtype(UInt(8).with_lanes(lanes)) + ")" + v + " & " +

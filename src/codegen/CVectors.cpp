@@ -13,6 +13,12 @@
 
 namespace tessera::codegen {
 
+const Ramp *dense_ramp(const Expr &index) {
+    const Ramp *r = as<Ramp>(index);
+    const IntImm *stride = r ? as<IntImm>(r->stride) : nullptr;
+    return stride && stride->value == 1 ? r : nullptr;
+}
+
 std::string Emitter::vtype(Type t) {
     const Type et = t.element_of();
     const std::string name =
@@ -284,9 +290,8 @@ std::string Emitter::vector_of(const Expr &e) {
     case ExprKind::Load: {
         memory_accesses_++;
         const Load *ld = as<Load>(e);
-        const Ramp *r = as<Ramp>(ld->index);
-        const IntImm *stride = r ? as<IntImm>(r->stride) : nullptr;
-        if (!stride || stride->value != 1) break;  // strided and gathered loads: lane by lane
+        const Ramp *r = dense_ramp(ld->index);
+        if (!r) break;  // strided and gathered loads: lane by lane
         const BufBinding &b = buffer(ld->buffer);
         check_element_type(ld->buffer, b, et);
         const std::string base = scalar(r->base);

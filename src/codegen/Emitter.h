@@ -91,6 +91,10 @@ bool starts_with(const std::string &s, const std::string &prefix);
 
 using Lanes = std::vector<std::string>;
 
+/** The index as a ramp of stride 1 (a dense vector access: one memcpy), or null (a
+ * strided or gathered access: lane by lane). */
+const Ramp *dense_ramp(const Expr &index);
+
 /** The integer vector lets used only in the indices of gathered loads and scattered
  * stores (directly or through other such lets): computed lane by lane
  * (src/codegen/CGatherIndices.cpp). */
