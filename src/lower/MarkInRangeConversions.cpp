@@ -8,14 +8,14 @@
 //
 // The range of a float expression is found by interval arithmetic on its floats, which is
 // exact at the ends: +, -, *, / round monotonically, so the ends of a result are the
-// operation on the operands' ends, rounded to the expression's type (a float32 operation
-// computed in double and rounded once to float is the float32 operation). A range also
+// operation, in the expression's type, on the operands' ends. A range also
 // says the value is not NaN: a constant, an integer converted to a float, and
 // max(e, c) / min(e, c) with a constant c (max(NaN, c) is c: docs/semantics.md defines
 // max(a, b) as a > b ? a : b) are numbers; an operation that could make NaN of numbers
 // (inf - inf, 0 * inf, 0 / 0, inf / inf) has no range, nor has anything read from memory.
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -37,11 +37,15 @@ struct FloatRange {
 };
 using Range = std::optional<FloatRange>;
 
-/** x rounded to the float type t (to float32, or as it is for float64), as the reference
- * interpreter rounds (src/ir/Scalar.cpp). (Written inline as double(float(x)), gcc 12 at
- * -O2 returned x unrounded here: 2^31 - 1 stayed 2^31 - 1, and int32(float32(i)) was
- * marked in range.) */
-double round_to(Type t, double x) { return t.bits == 32 ? ir::normalize(t, ir::make_float(x)).f : x; }
+/** The ends of ranges are computed with the reference interpreter's operations and
+ * conversions (src/ir/Scalar.h), which round as compiled code does, as
+ * src/analysis/Interval.cpp does for its float intervals. (A first version rounded
+ * inline with double(float(x)), which gcc 12 at -O2 left unrounded here: 2^31 - 1 stayed
+ * 2^31 - 1, and int32(float32(i)) was marked in range.) */
+double apply(ExprKind op, Type t, double x, double y) {
+    return ir::binary(op, t.element_of(), ir::make_float(x), ir::make_float(y)).f;
+}
+double convert(Type to, Type from, ir::Scalar v) { return ir::cast(to.element_of(), from.element_of(), v).f; }
 
 bool has(const FloatRange &r, double v) { return r.lo <= v && v <= r.hi; }
 
@@ -98,13 +102,14 @@ public:
             if (from.is_float()) {
                 Range r = of(v);
                 if (!r) return r;
-                return FloatRange{round_to(t, r->lo), round_to(t, r->hi)};
+                return FloatRange{convert(t, from, ir::make_float(r->lo)), convert(t, from, ir::make_float(r->hi))};
             }
             if (from.is_bool()) return FloatRange{0, 1};
             // Every integer of the type: its ends, rounded (the conversion is monotonic).
-            const double lo = from.is_int() ? -std::ldexp(1.0, from.bits - 1) : 0.0;
-            const double hi = from.is_int() ? std::ldexp(1.0, from.bits - 1) - 1 : std::ldexp(1.0, from.bits) - 1;
-            return FloatRange{round_to(t, lo), round_to(t, hi)};
+            if (from.is_int())
+                return FloatRange{convert(t, from, ir::make_int(INT64_MIN >> (64 - from.bits))),
+                                  convert(t, from, ir::make_int(INT64_MAX >> (64 - from.bits)))};
+            return FloatRange{0.0, convert(t, from, ir::make_uint(UINT64_MAX >> (64 - from.bits)))};
         }
         case ExprKind::Add: return add(t, of(as<Add>(e)->a), of(as<Add>(e)->b), false);
         case ExprKind::Sub: return add(t, of(as<Sub>(e)->a), of(as<Sub>(e)->b), true);
@@ -165,18 +170,19 @@ private:
         FloatRange y = subtract ? FloatRange{-b->hi, -b->lo} : *b;
         // inf + -inf is NaN.
         if ((a->hi == INFINITY && y.lo == -INFINITY) || (a->lo == -INFINITY && y.hi == INFINITY)) return std::nullopt;
-        return FloatRange{round_to(t, a->lo + y.lo), round_to(t, a->hi + y.hi)};
+        return FloatRange{apply(ExprKind::Add, t, a->lo, y.lo), apply(ExprKind::Add, t, a->hi, y.hi)};
     }
 
-    static Range corners(Type t, const FloatRange &a, const FloatRange &b, double (*op)(double, double)) {
-        const double p[4] = {op(a.lo, b.lo), op(a.lo, b.hi), op(a.hi, b.lo), op(a.hi, b.hi)};
+    static Range corners(Type t, const FloatRange &a, const FloatRange &b, ExprKind op) {
+        const double p[4] = {apply(op, t, a.lo, b.lo), apply(op, t, a.lo, b.hi), apply(op, t, a.hi, b.lo),
+                             apply(op, t, a.hi, b.hi)};
         double lo = p[0], hi = p[0];
         for (double v : p) {
             if (v != v) return std::nullopt;
             lo = std::fmin(lo, v);
             hi = std::fmax(hi, v);
         }
-        return FloatRange{round_to(t, lo), round_to(t, hi)};
+        return FloatRange{lo, hi};
     }
 
     static bool infinite(const FloatRange &r) { return std::isinf(r.lo) || std::isinf(r.hi); }
@@ -185,14 +191,14 @@ private:
         if (!a || !b) return std::nullopt;
         // 0 * inf is NaN.
         if ((has(*a, 0) && infinite(*b)) || (has(*b, 0) && infinite(*a))) return std::nullopt;
-        return corners(t, *a, *b, [](double x, double y) { return x * y; });
+        return corners(t, *a, *b, ExprKind::Mul);
     }
 
     static Range div(Type t, Range a, Range b) {
         if (!a || !b) return std::nullopt;
         // x / 0 is inf or NaN, inf / inf NaN; a divisor of one sign, finite, is monotonic.
         if (has(*b, 0) || infinite(*b)) return std::nullopt;
-        return corners(t, *a, *b, [](double x, double y) { return x / y; });
+        return corners(t, *a, *b, ExprKind::Div);
     }
 
     const std::map<std::string, Expr> &lets_;
