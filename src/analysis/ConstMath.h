@@ -22,6 +22,16 @@ i128 type_max(Type t);
 /** Is v a value of the integer or bool element type t? */
 inline bool fits(Type t, i128 v) { return v >= type_min(t) && v <= type_max(t); }
 
+/** Whether v, a value of the index type t (int32 or int64), lies beyond the coordinates:
+ * 2^30 or more in magnitude for int32 (compiled code addresses coordinates in
+ * [-2^30, 2^30), docs/semantics.md §11), 2^62 for int64. Coordinate arithmetic does not
+ * reach such a constant; arithmetic with one is the algorithm's own, which wraps, and the
+ * analyses do not take it for arithmetic on integers. */
+inline bool beyond_coordinates(Type t, i128 v) {
+    const i128 limit = i128(1) << (t.element_of().bits - 2);
+    return v >= limit || v <= -limit;
+}
+
 /** The value of an integer or bool constant (IntImm / UIntImm, or a Broadcast of one). */
 bool const_int(const Expr &e, i128 &v);
 inline bool is_const_int(const Expr &e) { i128 v; return const_int(e, v); }

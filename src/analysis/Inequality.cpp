@@ -96,9 +96,15 @@ Expr in_int64(const Expr &e) {
     case ExprKind::Div:
     case ExprKind::Mod:
     case ExprKind::Min:
-    case ExprKind::Max:
+    case ExprKind::Max: {
         detail::binary_operands(e, a, b);
+        detail::i128 v;
+        const bool wraps = e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Mul;
+        if (wraps && ((detail::const_int(*a, v) && detail::beyond_coordinates(Int(32), v)) ||
+                      (detail::const_int(*b, v) && detail::beyond_coordinates(Int(32), v))))
+            return Cast::make(Int(64), e);  // the algorithm's arithmetic, as it wraps
         return detail::make_binary(e->kind, in_int64(*a), in_int64(*b));
+    }
     default: return Cast::make(Int(64), e);
     }
 }

@@ -62,7 +62,8 @@ Expr slack(const Inequality &i);
 /** An int32 value computed in int64, where its arithmetic cannot wrap: the arithmetic of
  * coordinates (+, -, *, /, %, min, max, select of variables and constants, which lowering
  * assumes does not leave int32: src/lower/MarkIndexArithmetic.cpp) is done in 64 bits, and
- * anything computed from memory, whose arithmetic wraps as the algorithm says, is computed
+ * anything computed from memory, or +, -, * with a constant beyond the coordinates
+ * (detail::beyond_coordinates), whose arithmetic wraps as the algorithm says, is computed
  * in 32 bits and widened. Other types are returned unchanged. */
 Expr in_int64(const Expr &e);
 

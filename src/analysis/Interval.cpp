@@ -219,6 +219,18 @@ struct EP {
     Interval finish(const Interval &r) const { return bad ? full(t) : r; }
 };
 
+/** Both endpoints are integer constants. */
+bool is_constant(const Interval &i) {
+    i128 lo, hi;
+    return const_interval(i, lo, hi);
+}
+
+/** An endpoint is a constant that coordinate arithmetic does not reach. */
+bool beyond_coordinates(Type t, const Interval &i) {
+    i128 v;
+    return (const_int(i.min, v) && detail::beyond_coordinates(t, v)) || (const_int(i.max, v) && detail::beyond_coordinates(t, v));
+}
+
 constexpr int kMaxEndpointSize = 400;
 
 bool too_big(const Interval &i) {
@@ -480,6 +492,14 @@ private:
                    (!a.is_bounded() || !b.is_bounded())) {
             // A missing bound means "any value of the type" (an unknown Func value, or a
             // result that could have wrapped): x + 1 can then wrap past any finite bound.
+            return full(t);
+        }
+        if (!careful && (e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Mul) &&
+            (beyond_coordinates(t, a) || beyond_coordinates(t, b)) && !(is_constant(a) && is_constant(b))) {
+            // A symbolic endpoint combined with a constant no coordinate reaches (the
+            // saturated conversion of a Func's value, a huge constant of the algorithm's
+            // own arithmetic) is not coordinate arithmetic: the endpoint could wrap where
+            // it is evaluated, and so could the value.
             return full(t);
         }
         i128 c;

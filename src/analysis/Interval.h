@@ -27,7 +27,10 @@
 //    has no lower bound, because f(x) may be INT32_MAX. Operations that cannot wrap (min,
 //    max, select, division by a positive constant, modulo) keep a one-sided bound. With
 //    constant intervals for all variables, the analysis is therefore exactly sound under
-//    wrap-around.
+//    wrap-around. A symbolic endpoint combined by +, - or * with a constant endpoint that
+//    no coordinate reaches (2^30 or more in magnitude for int32: the bound of a saturated
+//    conversion of a Func's value, a huge constant of the algorithm; detail::
+//    beyond_coordinates) is not coordinate arithmetic: the result is unbounded.
 //
 //  * every other type (int8, int16, all unsigned types, bool): arithmetic that can wrap
 //    (+, -, *, shifts, narrowing casts) is computed on constant bounds only: a symbolic

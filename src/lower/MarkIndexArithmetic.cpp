@@ -14,7 +14,10 @@
 //     not one), and
 //   * computes from coordinates, not from data: no operand reads memory or a let whose
 //     value does (a data-dependent index wraps as the algorithm says; lowering bounds it
-//     by the clamps the algorithm must have, not by this assumption).
+//     by the clamps the algorithm must have, not by this assumption), and none holds a
+//     constant of 2^30 or more in magnitude, directly or through a let (no coordinate
+//     reaches it: such arithmetic is the algorithm's own, which wraps, and the interval
+//     analysis does not take it for integers either, src/analysis/Interval.h).
 //
 // The stored values and everything they compute are the algorithm's arithmetic, which
 // wraps, and are never marked. What makes the assumption hold at run time is checked once
@@ -25,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/ConstMath.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
@@ -35,20 +39,26 @@ using namespace ir;
 
 namespace {
 
-/** The variables an expression uses, and whether it reads memory. */
+/** The variables an expression uses, and whether it is computed from something other
+ * than coordinates: it reads memory, or holds a constant no coordinate reaches. */
 struct Uses : IRVisitor {
     std::set<std::string> vars;
-    bool loads = false;
+    bool not_coordinates = false;
     using IRVisitor::include;
     void visit(const Variable *op) override { vars.insert(op->name); }
     void visit(const Load *op) override {
-        loads = true;
+        not_coordinates = true;
         IRVisitor::visit(op);
+    }
+    void visit(const IntImm *op) override {
+        // Marked int64 arithmetic computes int32 coordinates too: int32's limit for both.
+        if (analysis::detail::beyond_coordinates(Int(32), op->value)) not_coordinates = true;
     }
 };
 
-/** The lets of the statement (names are bound once), which of them hold data (read memory,
- * directly or through another let), and the expressions in index positions. */
+/** The lets of the statement (names are bound once), which of them hold data (read memory
+ * or hold a constant no coordinate reaches, directly or through another let), and the
+ * expressions in index positions. */
 class Classify : public IRVisitor {
 public:
     std::map<std::string, Expr> lets;
@@ -107,7 +117,7 @@ private:
         lets[name] = value;
         Uses u;
         u.include(value);
-        bool d = u.loads;
+        bool d = u.not_coordinates;
         for (const std::string &v : u.vars) d = d || data.count(v);
         if (d) data.insert(name);
     }
@@ -193,13 +203,14 @@ private:
         return T::make(a, b, op->no_overflow || mark);
     }
 
-    /** Computed from coordinates: reads no memory, directly or through a let. */
+    /** Computed from coordinates: reads no memory and holds no constant beyond them,
+     * directly or through a let. */
     bool coordinate(const Expr &e) {
         auto it = coordinate_.find(e.get());
         if (it != coordinate_.end()) return it->second;
         Uses u;
         u.include(e);
-        bool c = !u.loads;
+        bool c = !u.not_coordinates;
         for (const std::string &v : u.vars) c = c && !c_.data.count(v);
         return coordinate_[e.get()] = c;
     }

@@ -55,6 +55,24 @@ struct Census : IRVisitor {
     }
 };
 
+/** The marked +, -, * with a constant operand of 2^30 or more in magnitude. */
+struct HugeConstantsMarked : IRVisitor {
+    int marked = 0;
+    using IRVisitor::include;
+    template<typename T>
+    void arith(const T *op) {
+        auto huge = [](const Expr &e) {
+            const IntImm *c = as<IntImm>(e);
+            return c && (c->value >= (1 << 30) || c->value <= -(1 << 30));
+        };
+        if (op->no_overflow && (huge(op->a) || huge(op->b))) marked++;
+        IRVisitor::visit(op);
+    }
+    void visit(const Add *op) override { arith(op); }
+    void visit(const Sub *op) override { arith(op); }
+    void visit(const Mul *op) override { arith(op); }
+};
+
 TEST(IndexArithmetic, CoordinatesAreMarkedAndValuesAreNot) {
     // Value arithmetic (in(x - 1) + in(x) * 3) is the algorithm's, which wraps; the
     // coordinates x - 1 (and their element offsets) are index arithmetic.
@@ -96,6 +114,49 @@ TEST(IndexArithmetic, DataDependentCoordinatesAreNotMarked) {
     semantics::run(p, semantics::default_arguments(p, out.data_handle()));
     EXPECT_EQ(out(3), 100);
     EXPECT_EQ(out(2), 103);
+}
+
+TEST(IndexArithmetic, BoundsOfSaturatedValuesAndHugeConstantsAreNotMarked) {
+    // A scattered update's row clamp(~int32(f(r)) * p, -1, 4): int32 of a float64 Func
+    // saturates to [INT32_MIN, INT32_MAX], and its products with p leave int32. Bounds
+    // inference once bounded the rows by p * INT32_MIN and p * INT32_MAX, marked as index
+    // arithmetic (0 - p * INT32_MIN wrapped for p = 1); the clamp bounds them. And an RDom
+    // predicate 2^30 * r < ... is the algorithm's own arithmetic, which wraps (r = -4 makes
+    // 0): it is not marked either.
+    Buffer<int32_t> in(std::vector<int>{6}, "in");
+    const int values[6] = {3, -3, -2, 2, 5, 1};
+    for (int i = 0; i < 6; i++) in(i) = values[i];
+    Param<int32_t> p("p");
+    p.set_range(0, 10);
+    Var x("x"), y("y");
+    Func f("f"), k("k"), g("g"), h("h");
+    f(x) = cast<double>(in(clamp(x, 0, 5)));
+    k(y) = y * 3;
+    g(x, y) = k(y);
+    RDom r(0, 6, "r");
+    g(x, clamp((~cast<int32_t>(f(r))) * p, -1, 4)) += 1;
+    RDom s(-4, 4, "s");
+    s.where(Expr(1 << 30) * s.x < 1);
+    g(x, 0) += s.x;
+    h(x) = g(x, -1) * 100 + g(x, 0);
+    f.compute_root();
+    k.compute_root();
+    g.compute_root();
+    for (int pv : {1, 2, 3}) {
+        p.set(pv);
+        ir::LoweredPipeline lowered = lower::lower(h.data());
+        HugeConstantsMarked huge;
+        huge.include(lowered.body);
+        EXPECT_EQ(huge.marked, 0) << "p = " << pv;
+        Buffer<int32_t> out(std::vector<int>{2});
+        // The IR interpreter checks every mark it meets.
+        semantics::run(lowered, semantics::default_arguments(lowered, out.data_handle()));
+        Buffer<int32_t> expected = h.realize_reference({2})[0];
+        EXPECT_EQ(out(0), expected(0)) << "p = " << pv;
+        EXPECT_EQ(out(1), expected(1)) << "p = " << pv;
+        Buffer<int32_t> compiled = h.realize({2})[0];
+        EXPECT_EQ(compiled(0), expected(0)) << "p = " << pv;
+    }
 }
 
 TEST(IndexArithmetic, TheInterpreterChecksTheMarks) {

