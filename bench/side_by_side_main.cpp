@@ -5,7 +5,7 @@
 // beside them: the bytes it must move at the measured memory bandwidth, or its arithmetic
 // at the measured FMA peak, whichever takes longer.
 //
-// Usage: [TESSERA_BENCH_KEEP_CACHE=1] [TESSERA_BENCH_FP_CONTRACT=1]
+// Usage: [TESSERA_BENCH_KEEP_CACHE=1] [TESSERA_BENCH_FP_CONTRACT=1] [TESSERA_BENCH_HALIDE_STRICT_FLOAT=1]
 //        tessera_bench_side_by_side [rounds [name-filter]]   (default 15 rounds; each round
 //        runs each pipeline 5 times in each system, one system after the other, the first
 //        one alternating from round to round; a filter keeps the pipelines whose name
@@ -205,6 +205,10 @@ int main(int argc, char **argv) {
     // $TESSERA_BENCH_FP_CONTRACT: every Tessera pipeline with fused multiply-adds (the
     // opt-in fp_contract target feature), as Halide contracts by default.
     const std::string tessera_target = target + (std::getenv("TESSERA_BENCH_FP_CONTRACT") ? "-fp_contract" : "");
+    // $TESSERA_BENCH_HALIDE_STRICT_FLOAT: Halide with its strict_float target feature, which
+    // computes floats as written (no contraction, no float rewrites in its simplifier), as
+    // Tessera does by default: the same arithmetic on both sides.
+    const std::string halide_target = target + (std::getenv("TESSERA_BENCH_HALIDE_STRICT_FLOAT") ? "-strict_float" : "");
     const bool avx512 = target.find("avx512") != std::string::npos;
     const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     // A fresh JIT cache, so that Tessera's compile time is a real C compilation.
@@ -213,7 +217,8 @@ int main(int argc, char **argv) {
 
     const double bandwidth = memory_bandwidth(threads);
     const double peak = fma_peak(threads, avx512);
-    std::printf("target: %s; %d rounds x %d runs per pipeline and system, alternating\n", target.c_str(), rounds, runs);
+    std::printf("targets: Tessera %s, Halide %s; %d rounds x %d runs per pipeline and system, alternating\n",
+                tessera_target.c_str(), halide_target.c_str(), rounds, runs);
     std::printf("this machine, %d threads: memory %.1f GB/s (copy, read + write), FMA peak %.1f GFLOP/s\n\n", threads,
                 bandwidth / 1e9, peak / 1e9);
 
@@ -251,27 +256,27 @@ int main(int argc, char **argv) {
     std::vector<Case> cases;
     cases.push_back({"blur u16 2560x1536", "Halide", double(w + 2) * (h + 2) * 2 + px * 2, 0,
                      [&] { return run_of(tessera_side::blur(tessera_target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bt.data(), w, h)); },
-                     [&] { return run_of(halide_side::blur(target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bh.data(), w, h)); },
+                     [&] { return run_of(halide_side::blur(halide_target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bh.data(), w, h)); },
                      [&] { return compare_outputs(bt, bh); }});
     cases.push_back({"unsharp f32 2560x1536x3", "Halide", px * 24, px * 31,
                      [&] { return run_of(tessera_side::unsharp(tessera_target, runs, rgb.data(), w, h, ut.data())); },
-                     [&] { return run_of(halide_side::unsharp(target, runs, rgb.data(), w, h, uh.data())); },
+                     [&] { return run_of(halide_side::unsharp(halide_target, runs, rgb.data(), w, h, uh.data())); },
                      [&] { return compare_outputs(ut, uh); }});
     cases.push_back({"matmul f32 1024^2", "Halide", 3.0 * n * n * 4, 2.0 * n * n * n,
                      [&] { return run_of(tessera_side::matmul(tessera_target, runs, ma.data(), mb.data(), n, mt.data())); },
-                     [&] { return run_of(halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data())); },
+                     [&] { return run_of(halide_side::matmul(halide_target, runs, ma.data(), mb.data(), n, mh.data())); },
                      [&] { return compare_outputs(mt, mh); }});
     // Tessera with fused multiply-adds (the opt-in fp_contract feature; Halide contracts
     // them by default).
     cases.push_back({"matmul f32 1024^2 fp_contract", "Halide", 3.0 * n * n * 4, 2.0 * n * n * n,
                      [&] { return run_of(tessera_side::matmul(target + "-fp_contract", runs, ma.data(), mb.data(), n, mt.data())); },
-                     [&] { return run_of(halide_side::matmul(target, runs, ma.data(), mb.data(), n, mh.data())); },
+                     [&] { return run_of(halide_side::matmul(halide_target, runs, ma.data(), mb.data(), n, mh.data())); },
                      [&] { return compare_outputs(mt, mh); }});
     // A register-blocked schedule with a packed panel of B, for 16-lane vectors, both
     // systems contracting multiply-adds (Tessera by fp_contract).
     cases.push_back({"matmul f32 1024^2 packed", "Halide", 3.0 * n * n * 4, 2.0 * n * n * n,
                      [&] { return run_of(tessera_side::matmul_packed(target + "-fp_contract", runs, ma.data(), mb.data(), n, mt.data())); },
-                     [&] { return run_of(halide_side::matmul_packed(target, runs, ma.data(), mb.data(), n, mh.data())); },
+                     [&] { return run_of(halide_side::matmul_packed(halide_target, runs, ma.data(), mb.data(), n, mh.data())); },
                      [&] { return compare_outputs(mt, mh); }});
 #ifdef TESSERA_BENCH_OPENBLAS
     // OpenBLAS's sgemm as the peer: result(x, y) = sum_k A(k, y) B(x, k) is row-major C = A B.
@@ -293,22 +298,22 @@ int main(int argc, char **argv) {
 #endif
     cases.push_back({"harris f32 2560x1536x3", "Halide", px * 16, px * 61,
                      [&] { return run_of(tessera_side::harris(tessera_target, runs, rgb.data(), w, h, ht.data(), 3)); },
-                     [&] { return run_of(halide_side::harris(target, runs, rgb.data(), w, h, hh.data(), 3)); },
+                     [&] { return run_of(halide_side::harris(halide_target, runs, rgb.data(), w, h, hh.data(), 3)); },
                      [&] { return compare_outputs(ht, hh); }});
     // harris's stages apart (the same schedule, the output taken early): gray alone, then
     // with the gradients; the full row's time minus these is the window sums' and the
     // response's.
     cases.push_back({"harris stage 1: gray", "Halide", px * 16, px * 5,
                      [&] { return run_of(tessera_side::harris(tessera_target, runs, rgb.data(), w, h, ht.data(), 1)); },
-                     [&] { return run_of(halide_side::harris(target, runs, rgb.data(), w, h, hh.data(), 1)); },
+                     [&] { return run_of(halide_side::harris(halide_target, runs, rgb.data(), w, h, hh.data(), 1)); },
                      [&] { return compare_outputs(ht, hh); }});
     cases.push_back({"harris stage 2: gradients", "Halide", px * 16, px * 28,
                      [&] { return run_of(tessera_side::harris(tessera_target, runs, rgb.data(), w, h, ht.data(), 2)); },
-                     [&] { return run_of(halide_side::harris(target, runs, rgb.data(), w, h, hh.data(), 2)); },
+                     [&] { return run_of(halide_side::harris(halide_target, runs, rgb.data(), w, h, hh.data(), 2)); },
                      [&] { return compare_outputs(ht, hh); }});
     cases.push_back({"stencil_chain u8 2560x1536", "Halide", px * 2, 0,
                      [&] { return run_of(tessera_side::stencil_chain(tessera_target, runs, plane.data(), w, h, st.data())); },
-                     [&] { return run_of(halide_side::stencil_chain(target, runs, plane.data(), w, h, sh.data())); },
+                     [&] { return run_of(halide_side::stencil_chain(halide_target, runs, plane.data(), w, h, sh.data())); },
                      [&] { return compare_outputs(st, sh); }});
     cases.push_back({"conv_layer f32 32x64x64x4", "Halide", double(cin.size() + cfilter.size() + ct.size()) * 4,
                      2.0 * cc * cc * 9 * cw * chh * cn,
@@ -317,7 +322,7 @@ int main(int argc, char **argv) {
                                                                 cn, ct.data()));
                      },
                      [&] {
-                         return run_of(halide_side::conv_layer(target, runs, cin.data(), cfilter.data(), cbias.data(), cc, cc, cw, chh,
+                         return run_of(halide_side::conv_layer(halide_target, runs, cin.data(), cfilter.data(), cbias.data(), cc, cc, cw, chh,
                                                                cn, ch.data()));
                      },
                      [&] { return compare_outputs(ct, ch); }});
@@ -328,17 +333,17 @@ int main(int argc, char **argv) {
                                                                               dbias.data(), dc, dc, dw, dh, dt.data()));
                      },
                      [&] {
-                         return run_of(halide_side::depthwise_separable_conv(target, runs, din.data(), ddw.data(), dpw.data(),
+                         return run_of(halide_side::depthwise_separable_conv(halide_target, runs, din.data(), ddw.data(), dpw.data(),
                                                                              dbias.data(), dc, dc, dw, dh, dhl.data()));
                      },
                      [&] { return compare_outputs(dt, dhl); }});
     cases.push_back({"bilateral_grid u8 2560x1536x3", "Halide", px * 4, px * 62,
                      [&] { return run_of(tessera_side::bilateral_grid(tessera_target, runs, rgb8.data(), w, h, gt.data())); },
-                     [&] { return run_of(halide_side::bilateral_grid(target, runs, rgb8.data(), w, h, gh.data())); },
+                     [&] { return run_of(halide_side::bilateral_grid(halide_target, runs, rgb8.data(), w, h, gh.data())); },
                      [&] { return compare_outputs(gt, gh); }});
     cases.push_back({"iir_blur u8 2560x1536x3", "Halide", px * 6, px * 36,
                      [&] { return run_of(tessera_side::iir_blur(tessera_target, runs, rgb8.data(), w, h, it.data())); },
-                     [&] { return run_of(halide_side::iir_blur(target, runs, rgb8.data(), w, h, ih.data())); },
+                     [&] { return run_of(halide_side::iir_blur(halide_target, runs, rgb8.data(), w, h, ih.data())); },
                      [&] { return compare_outputs(it, ih); }});
     if (!filter.empty())
         cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case &c) { return c.name.find(filter) == std::string::npos; }),

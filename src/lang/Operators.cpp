@@ -420,8 +420,12 @@ Expr lerp(Expr a, Expr b, Expr w) {
     if (!a.type().is_float())
         user_error("lerp is defined on float values here; got " + a.type().to_string() +
                    " (cast the values to float first)");
-    w = cast(a.type(), std::move(w));
-    return a + (b - a) * w;
+    // Halide's definition of a float lerp, so that ported code computes the same values:
+    // the weights of both ends, each rounded once. (It is exact at the ends: lerp(a, b, 1)
+    // is b for a finite a, where a + (b - a) * 1 may not be.)
+    Type t = a.type();
+    w = cast(t, std::move(w));
+    return a * (cast(t, 1.0f) - w) + b * w;
 }
 
 namespace detail {

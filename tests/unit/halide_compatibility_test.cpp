@@ -653,6 +653,21 @@ TEST(HalideCompatibility, Expressions) {
         EXPECT_EQ(got(xx), u8 + i8 + chosen + xx) << "at " << xx;
     }
     expect_matches(sat, {-3}, {12}, "saturating_cast, mux, likely");
+    // lerp computes Halide's a*(1 - w) + b*w, each operation rounded: exactly b at w = 1
+    // (a + (b - a)*w gives 0 for a = 1e8, b = 1), and Halide's value elsewhere.
+    Buffer<float> ends(std::vector<int>{4}, "ends");
+    const float av[4] = {1e8f, 0.1f, -3.7f, 255.0f}, bv[4] = {1.0f, 0.7f, 1e-3f, 0.0f};
+    for (int k = 0; k < 4; k++) ends(k) = av[k];
+    Func lerped("lerped");
+    lerped(x, y) = lerp(ends(x), select(x == 0, 1.0f, x == 1, 0.7f, x == 2, 1e-3f, 0.0f), cast<float>(y) / 3.0f);
+    Buffer<float> l = lerped.realize({4, 4});
+    for (int xx = 0; xx < 4; xx++)
+        for (int yy = 0; yy < 4; yy++) {
+            volatile float w = float(yy) / 3.0f, one_minus = 1.0f - w, left = av[xx] * one_minus, right = bv[xx] * w;
+            const float halide = left + right;
+            EXPECT_EQ(l(xx, yy), halide) << "lerp(" << av[xx] << ", " << bv[xx] << ", " << yy << "/3)";
+        }
+    EXPECT_EQ(l(0, 3), 1.0f);
     // Tracing: the lines of a traced Func's stores (tests/correctness/tracing_test.cpp
     // checks loads and realizations too).
     Func traced("traced");
