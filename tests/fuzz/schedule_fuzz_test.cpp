@@ -20,7 +20,8 @@
 // Every failure prints the program, the schedule and the seed that reproduces it. To narrow
 // one down, TESSERA_SCHEDULE_FUZZ_DROP=3,5 leaves out directives 3 and 5 (numbered in the
 // order the schedule lists them) and TESSERA_SCHEDULE_FUZZ_STMT=file writes the lowered
-// statement of the (single) schedule run. TESSERA_SCHEDULE_FUZZ_PROPHECY=1 also runs every
+// statement of the (single) schedule run; TESSERA_SCHEDULE_FUZZ_WINDOW=64:64,0:8 realizes
+// another window (a validator's counterexample, say). TESSERA_SCHEDULE_FUZZ_PROPHECY=1 also runs every
 // matching schedule's lowered code in the IR interpreter with the prophecy check
 // (src/semantics/Prophecy.h): a wrong value is then traced to the first store that differs
 // from the reference, and a window that only the C compiler gets wrong is told apart from a
@@ -321,6 +322,17 @@ struct Tally {
 void fuzz_one(uint64_t seed, Tally &tally) {
     tessera::testing::RandomPipeline p = tessera::testing::random_pipeline(seed);
     ASSERT_TRUE(p.construction_error.empty()) << p.construction_error;
+    if (const char *window = std::getenv("TESSERA_SCHEDULE_FUZZ_WINDOW")) {
+        // "min:extent,min:extent,...": another window, such as a validator's counterexample.
+        std::istringstream in(window);
+        std::string dim;
+        for (size_t d = 0; std::getline(in, dim, ',') && d < p.mins.size(); d++) {
+            const size_t colon = dim.find(':');
+            ASSERT_NE(colon, std::string::npos) << "TESSERA_SCHEDULE_FUZZ_WINDOW: " << window;
+            p.mins[d] = std::stoi(dim.substr(0, colon));
+            p.extents[d] = std::stoi(dim.substr(colon + 1));
+        }
+    }
     Outcome reference = realize_window(p.output, p.mins, p.extents, Path::Reference);
     ASSERT_TRUE(reference.ok()) << reference.describe();
     std::ostringstream schedule;
