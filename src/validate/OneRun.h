@@ -52,4 +52,12 @@ std::string replay(const ir::LoweredPipeline &p, const OneRun &run);
  * an entry check fails or the limit is reached, so that an empty report says nothing. */
 std::string replay(const ir::LoweredPipeline &p, const OneRun &run, bool &completed, int64_t max_stores);
 
+/** A read outside its region that the polyhedral model finds (a Refuted `bounds` check,
+ * `run` its example's sizes and parameters), replayed: the IR interpreter runs the code at
+ * the example and checks every access against its storage, and follows memory no store
+ * wrote to the window. What the run shows confirms the verdict (and is added to its
+ * detail); a run that completes and shows nothing means the example is not one (the model
+ * of some index or region is looser than the code), and the check becomes Unknown. */
+void confirm_bounds(const ir::LoweredPipeline &p, const OneRun &run, CheckResult &bounds);
+
 }  // namespace tessera::validator

@@ -46,6 +46,7 @@
 #include "support/random_pipeline.h"
 #ifdef TESSERA_HAVE_VALIDATOR
 #include "lower/Lower.h"
+#include "validate/OneRun.h"
 #include "validate/StructureChecks.h"
 #endif
 
@@ -355,14 +356,23 @@ void fuzz_one(uint64_t seed, Tally &tally) {
         report(std::string("the printed .tsr does not parse: ") + e.what() + "\n" + printed);
     }
     // The validator's structure checks (with TESSERA_SCHEDULE_FUZZ_VALIDATE), before the
-    // code runs: they must never refute a schedule whose window matches, and a failure
-    // says whether they refuted it.
+    // code runs, with the replay of a bounds counterexample that tessera::validate makes:
+    // they must never refute a schedule whose window matches, and a failure says whether
+    // they refuted it.
     std::string validator_refutes, validator_says;
 #ifdef TESSERA_HAVE_VALIDATOR
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE")) {
         try {
             const auto t0 = std::chrono::steady_clock::now();
-            const validator::StructureReport v = validator::check_structure(lower::lower(p.output.data()));
+            const ir::LoweredPipeline lowered = lower::lower(p.output.data());
+            validator::StructureReport v = validator::check_structure(lowered);
+            // As the validator does (tessera::validate): a read outside its region that the
+            // model finds stands only if the IR interpreter, run at the example, shows it.
+            if (v.bounds.verdict == validator::Verdict::Refuted && !v.bounds_run.empty()) {
+                validator::OneRun run;
+                run.values = v.bounds_run;
+                validator::confirm_bounds(lowered, run, v.bounds);
+            }
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             if (std::getenv("TESSERA_SCHEDULE_FUZZ_VERBOSE"))
                 std::printf("seed %llu: validated in %.0f ms: coverage %s, races %s, bounds %s\n", (unsigned long long)seed,
