@@ -74,12 +74,12 @@ std::string Emitter::convert_vector(Type to, const std::string &x, Type from) {
     const std::string FV = vtype(from), TV = vtype(to);
     const std::string name = "tessera_convert_" + FV.substr(std::string("tessera_").size()) + "_" +
                              TV.substr(std::string("tessera_").size());
-    if (!vector_conversions_.count(name)) {
+    if (!vector_helpers_.count(name)) {
         const std::string elem = tt.is_bool() ? "int8_t" : c_type_name(tt);
         std::string def = "static inline __attribute__((always_inline, unused)) " + TV + " " + name + "(" + FV +
                           " v) {\n    return (" + TV + "){";
         for (int i = 0; i < to.lanes; i++) def += (i ? ", " : "") + std::string("(") + elem + ")v[" + std::to_string(i) + "]";
-        vector_conversions_[name] = def + "};\n}";
+        vector_helpers_[name] = def + "};\n}";
     }
     return name + "(" + x + ")";
 }
@@ -87,7 +87,7 @@ std::string Emitter::convert_vector(Type to, const std::string &x, Type from) {
 std::string Emitter::fused_multiply_add(Type t) {
     const std::string V = vtype(t);
     const std::string name = "tessera_fma_" + V.substr(std::string("tessera_").size());
-    if (vector_conversions_.count(name)) return name;
+    if (vector_helpers_.count(name)) return name;
     const Type et = t.element_of();
     // Lane by lane, the C library's fused multiply-add, which gcc vectorizes: as a vector
     // built from its elements, not a loop over them (a loop inside a reduction's loop keeps
@@ -118,7 +118,7 @@ std::string Emitter::fused_multiply_add(Type t) {
                ";\n#else\n";
     def += "    return (" + V + "){" + lanes + "};\n";
     if (!guard.empty()) def += "#endif\n";
-    vector_conversions_[name] = def + "}";
+    vector_helpers_[name] = def + "}";
     return name;
 }
 

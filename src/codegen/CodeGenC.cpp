@@ -208,8 +208,8 @@ std::string Emitter::source() {
     file << c_prelude_text(jit_runtime_) << "\n";
     for (const auto &[name, td] : vector_typedefs_) file << td << "\n";
     if (!vector_typedefs_.empty()) file << "\n";
-    for (const auto &[name, def] : vector_conversions_) file << def << "\n";
-    if (!vector_conversions_.empty()) file << "\n";
+    for (const auto &[name, def] : vector_helpers_) file << def << "\n";
+    if (!vector_helpers_.empty()) file << "\n";
     // Under the JIT, a pipeline with outlined functions is compiled as two translation
     // units at once, from this one file: TESSERA_PART=1 has the pipeline's function and
     // TESSERA_PART=2 the largest outlined ones, as balanced in size as they come.

@@ -172,8 +172,9 @@ private:
     std::map<std::string, std::vector<BufBinding>> bufs_;
 
     std::map<std::string, std::string> vector_typedefs_;
-    // The element-wise conversion helpers convert_vector uses, by name (after the typedefs).
-    std::map<std::string, std::string> vector_conversions_;
+    // The vector helper functions, by name, printed after the typedefs: the element-wise
+    // conversions convert_vector uses and the fused multiply-adds (fused_multiply_add).
+    std::map<std::string, std::string> vector_helpers_;
 
     std::ostringstream body_;
     // The outlined functions: parallel loops' iterations and the large loops inside them.
