@@ -98,10 +98,12 @@ Expr in_int64(const Expr &e) {
     case ExprKind::Min:
     case ExprKind::Max: {
         detail::binary_operands(e, a, b);
-        detail::i128 v;
+        const auto beyond = [](const Expr &x) {
+            detail::i128 v;
+            return detail::const_int(x, v) && detail::beyond_coordinates(Int(32), v);
+        };
         const bool wraps = e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Mul;
-        if (wraps && ((detail::const_int(*a, v) && detail::beyond_coordinates(Int(32), v)) ||
-                      (detail::const_int(*b, v) && detail::beyond_coordinates(Int(32), v))))
+        if (wraps && (beyond(*a) || beyond(*b)))
             return Cast::make(Int(64), e);  // the algorithm's arithmetic, as it wraps
         return detail::make_binary(e->kind, in_int64(*a), in_int64(*b));
     }

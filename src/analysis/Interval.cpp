@@ -219,12 +219,6 @@ struct EP {
     Interval finish(const Interval &r) const { return bad ? full(t) : r; }
 };
 
-/** Both endpoints are integer constants. */
-bool is_constant(const Interval &i) {
-    i128 lo, hi;
-    return const_interval(i, lo, hi);
-}
-
 /** An endpoint is a constant that coordinate arithmetic does not reach. */
 bool beyond_coordinates(Type t, const Interval &i) {
     i128 v;
@@ -494,8 +488,10 @@ private:
             // result that could have wrapped): x + 1 can then wrap past any finite bound.
             return full(t);
         }
+        i128 alo, ahi, blo, bhi;
         if (!careful && (e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Mul) &&
-            (beyond_coordinates(t, a) || beyond_coordinates(t, b)) && !(is_constant(a) && is_constant(b))) {
+            (beyond_coordinates(t, a) || beyond_coordinates(t, b)) &&
+            !(const_interval(a, alo, ahi) && const_interval(b, blo, bhi))) {
             // A symbolic endpoint combined with a constant no coordinate reaches (the
             // saturated conversion of a Func's value, a huge constant of the algorithm's
             // own arithmetic) is not coordinate arithmetic: the endpoint could wrap where
