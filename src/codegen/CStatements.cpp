@@ -111,6 +111,7 @@ void Emitter::emit_stmt(const Stmt &s) {
     case StmtKind::For: emit_for(as<For>(s), s); return;
     case StmtKind::Store: emit_store(as<Store>(s)); return;
     case StmtKind::Allocate: emit_allocate(as<Allocate>(s), s); return;
+    case StmtKind::Free: emit_free(as<Free>(s)); return;
     case StmtKind::Block: {
         const Block *b = as<Block>(s);
         emit_stmt(b->first);
@@ -330,6 +331,21 @@ void Emitter::emit_atomic_store(const Store *st, const BufBinding &b, const std:
     }
 }
 
+/** A heap allocation goes back to the allocator at its Free, so that the next allocation
+ * takes its memory, whose pages are already mapped; the pointer becomes NULL, which the
+ * end of the Allocate and an error exit free again harmlessly. A C array is the block's;
+ * and where a statement with the Free was outlined into a function of its own, the
+ * pointer there is a copy from the closure: the allocation's own function frees it, at
+ * the end of the Allocate. */
+void Emitter::emit_free(const Free *f) {
+    auto it = bufs_.find(f->name);
+    TESSERA_INTERNAL_ASSERT(it != bufs_.end() && !it->second.empty(), "a Free of \"" << f->name << "\" outside its allocation");
+    const BufBinding &b = it->second.back();
+    if (!b.owned) return;
+    line(helpers_.use("tessera_free") + "(" + b.ident + ");  /* free " + comment_text(f->name) + " */");
+    line(b.ident + " = NULL;");
+}
+
 void Emitter::emit_allocate(const Allocate *a, const Stmt &self) {
     TESSERA_INTERNAL_ASSERT(a->type.is_scalar(), "allocation \"" << a->name << "\" of vector type "
                                                                  << a->type.to_string());
@@ -408,7 +424,7 @@ void Emitter::emit_allocate(const Allocate *a, const Stmt &self) {
     fail_to("TESSERA_ERROR_OUT_OF_MEMORY", c_string_literal("allocation \"" + a->name + "\": out of memory"));
     close_block();
 
-    bufs_[a->name].push_back(BufBinding{id, a->type, true});
+    bufs_[a->name].push_back(BufBinding{id, a->type, true, false, true});
     emit_stmt(a->body);
     bufs_[a->name].pop_back();
     line(helpers_.use("tessera_free") + "(" + id + ");");

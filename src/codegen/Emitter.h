@@ -111,6 +111,9 @@ struct BufBinding {
     Type type;  // element type
     bool writable;
     bool on_stack = false;  // a C array (a small allocation of constant size)
+    // A heap allocation of the C function being emitted (not one a closure passes in),
+    // whose pointer its Free may release and clear.
+    bool owned = false;
 };
 
 class Emitter {
@@ -460,6 +463,7 @@ private:
     void emit_atomic_store(const Store *st, const BufBinding &b, const std::string &prov);
 
     void emit_allocate(const Allocate *a, const Stmt &self);
+    void emit_free(const Free *f);
 };
 
 }  // namespace tessera::codegen

@@ -468,6 +468,12 @@ Stmt Evaluate::make(Expr value) {
     return Stmt(std::move(s));
 }
 
+Stmt Free::make(const std::string &name) {
+    auto s = new_stmt<Free>();
+    s->name = name;
+    return Stmt(std::move(s));
+}
+
 Stmt ProducerConsumer::make(const std::string &name, bool is_producer, Stmt body) {
     TESSERA_INTERNAL_ASSERT(body.defined(), "ProducerConsumer without body");
     auto s = new_stmt<ProducerConsumer>();

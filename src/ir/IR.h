@@ -322,7 +322,7 @@ struct Broadcast : ExprNodeOf<Broadcast, ExprKind::Broadcast> {
 
 enum class StmtKind : uint8_t {
     LetStmt, AssertStmt, For, Store, Provide, Allocate, Realize, Block, IfThenElse,
-    Evaluate, ProducerConsumer,
+    Evaluate, ProducerConsumer, Free,
 };
 
 struct StmtNode {
@@ -507,6 +507,17 @@ struct IfThenElse : StmtNodeOf<IfThenElse, StmtKind::IfThenElse> {
 struct Evaluate : StmtNodeOf<Evaluate, StmtKind::Evaluate> {
     Expr value;
     static Stmt make(Expr value);
+};
+
+/** The end of the life of allocation `name` before the end of its Allocate's body: nothing
+ * after it in that body reads or writes the buffer, and its memory may go back to the
+ * allocator, to serve the next allocation. It sits in its Allocate's body outside any
+ * loop or branch of that body, so it runs once per run of the Allocate (the lowered-code
+ * contract, src/ir/VerifyLowered.cpp). Lowering places it after a buffer's last access
+ * (src/lower/FreeAfterLastUse.cpp). */
+struct Free : StmtNodeOf<Free, StmtKind::Free> {
+    std::string name;
+    static Stmt make(const std::string &name);
 };
 
 /** Marks the production (is_producer) or consumption of Func `name`; no run-time meaning. */

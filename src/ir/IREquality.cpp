@@ -155,6 +155,7 @@ template<typename S> void fields(const Realize *a, const Realize *b, S &s) {
 template<typename S> void fields(const Block *, const Block *, S &) {}
 template<typename S> void fields(const IfThenElse *, const IfThenElse *, S &) {}
 template<typename S> void fields(const Evaluate *, const Evaluate *, S &) {}
+template<typename S> void fields(const Free *a, const Free *b, S &s) { s(a->name, b->name); }
 template<typename S> void fields(const ProducerConsumer *a, const ProducerConsumer *b, S &s) {
     s(a->name, b->name);
     s(a->is_producer, b->is_producer);
@@ -205,6 +206,7 @@ template<typename S> void children(const IfThenElse *op, S &s) {
 }
 template<typename S> void children(const Evaluate *op, S &s) { s(op->value); }
 template<typename S> void children(const ProducerConsumer *op, S &s) { s(op->body); }
+template<typename S> void children(const Free *, S &) {}
 
 // ---------------------------------------------------------------------------------------
 // Field comparison and hashing

@@ -229,6 +229,8 @@ Stmt IRMutator::visit(const Evaluate *op, const Stmt &self) {
     return v.same_as(op->value) ? self : Evaluate::make(std::move(v));
 }
 
+Stmt IRMutator::visit(const Free *, const Stmt &self) { return self; }
+
 Stmt IRMutator::visit(const ProducerConsumer *op, const Stmt &self) {
     Stmt b = mutate(op->body);
     if (b.same_as(op->body)) return self;

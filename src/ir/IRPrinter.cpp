@@ -446,6 +446,11 @@ void IRPrinter::print_node(const Evaluate *op) {
     os_ << "\n";
 }
 
+void IRPrinter::print_node(const Free *op) {
+    do_indent();
+    os_ << "free " << op->name << "\n";
+}
+
 void IRPrinter::print_node(const ProducerConsumer *op) {
     do_indent();
     os_ << (op->is_producer ? "produce " : "consume ") << op->name << " {\n";

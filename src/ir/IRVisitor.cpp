@@ -115,5 +115,6 @@ void IRVisitor::visit(const IfThenElse *op) {
 }
 void IRVisitor::visit(const Evaluate *op) { include(op->value); }
 void IRVisitor::visit(const ProducerConsumer *op) { include(op->body); }
+void IRVisitor::visit(const Free *) {}
 
 }  // namespace tessera::ir

@@ -14,7 +14,7 @@ namespace tessera::ir {
     X(Or) X(Not) X(Select) X(Call) X(Let) X(Load) X(Ramp) X(Broadcast)
 #define TESSERA_FOR_EACH_STMT(X)                                                        \
     X(LetStmt) X(AssertStmt) X(For) X(Store) X(Provide) X(Allocate) X(Realize) X(Block) \
-    X(IfThenElse) X(Evaluate) X(ProducerConsumer)
+    X(IfThenElse) X(Evaluate) X(ProducerConsumer) X(Free)
 
 class IRVisitor {
 public:

@@ -144,6 +144,26 @@ bool reads_buffer(const Expr &e, const std::string &buffer) {
     return f.found;
 }
 
+bool accesses_buffer(const Stmt &s, const std::string &buffer) {
+    struct Find : IRVisitor {
+        const std::string *buffer;
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const Load *op) override {
+            found = found || op->buffer == *buffer;
+            if (!found) IRVisitor::visit(op);
+        }
+        void visit(const Store *op) override {
+            found = found || op->buffer == *buffer;
+            if (!found) IRVisitor::visit(op);
+        }
+        void visit(const Free *op) override { found = found || op->name == *buffer; }
+    } f;
+    f.buffer = &buffer;
+    f.include(s);
+    return f.found;
+}
+
 bool has_side_effects(const Expr &e) {
     struct Find : IRVisitor {
         bool found = false;

@@ -37,6 +37,8 @@ bool uses_any_var(const Expr &e, const std::set<std::string> &names);
 bool reads_memory(const Expr &e);
 /** Does the expression load from `buffer` (any buffer if empty)? */
 bool reads_buffer(const Expr &e, const std::string &buffer);
+/** Does the statement load from, store to or free `buffer`? */
+bool accesses_buffer(const Stmt &s, const std::string &buffer);
 /** Whether evaluating e has an effect (a print, or a require, which may stop the
  * pipeline): it must be evaluated where and as often as written. */
 bool has_side_effects(const Expr &e);

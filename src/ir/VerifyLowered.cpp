@@ -141,7 +141,9 @@ protected:
         include(op->min);
         include(op->extent);
         bind_var(op->name, t);
+        control_depth_++;
         include(op->body);
+        control_depth_--;
         unbind_var(op->name);
     }
     void visit(const Store *op) override {
@@ -167,18 +169,33 @@ protected:
         if (o_.unique_names) claim(bound_buffer_names_, op->name, "buffer");
         if (o_.unique_names && is_argument_buffer(op->name))
             fail("the allocation \"" + op->name + "\" has the name of a buffer argument");
-        buffers_[op->name].push_back(Buffer{op->type, false, false});
+        buffers_[op->name].push_back(Buffer{op->type, false, false, control_depth_});
         include(op->body);
         buffers_[op->name].pop_back();
     }
     void visit(const IfThenElse *op) override {
         At at(*this, op);
         if (op->condition.type() != Bool()) fail("an if on a " + op->condition.type().to_string());
+        control_depth_++;
         IRVisitor::visit(op);
+        control_depth_--;
     }
     void visit(const Evaluate *op) override {
         At at(*this, op);
         IRVisitor::visit(op);
+    }
+    void visit(const Free *op) override {
+        At at(*this, op);
+        auto it = buffers_.find(op->name);
+        if (it == buffers_.end() || it->second.empty() || it->second.back().argument)
+            fail("a Free of \"" + op->name + "\", which is not an allocation in scope");
+        Buffer &b = it->second.back();
+        if (b.freed) fail("the allocation \"" + op->name + "\" is freed twice");
+        // Once per run of the Allocate: a Free in a loop of the body would run again, and
+        // one in a branch would leave the accesses after it valid on the other path.
+        if (b.depth != control_depth_)
+            fail("the Free of \"" + op->name + "\" is inside a loop or branch of its allocation's body");
+        b.freed = true;
     }
     void visit(const Provide *op) override {
         At at(*this, op);
@@ -199,6 +216,8 @@ private:
         Type type;
         bool output = false;
         bool argument = false;
+        int depth = 0;  // an allocation's: the loops and branches around it
+        bool freed = false;
     };
 
     /** The statement being checked, for messages (a non-owning handle: the tree outlives
@@ -247,6 +266,7 @@ private:
         auto it = buffers_.find(name);
         if (it == buffers_.end() || it->second.empty())
             fail(std::string(access) + " \"" + name + "\", which is neither an argument nor an allocation in scope");
+        if (it->second.back().freed) fail(std::string(access) + " \"" + name + "\" after its Free");
         return it->second.back();
     }
 
@@ -297,6 +317,7 @@ private:
     const VerifyOptions &o_;
     std::map<std::string, Type> params_, descriptors_;
     std::map<std::string, std::vector<Buffer>> buffers_;
+    int control_depth_ = 0;  // the loops and branches around the statement being checked
     std::map<std::string, std::vector<Type>> vars_;
     std::set<std::string> bound_var_names_, bound_buffer_names_;
     std::set<const FunctionData *> funcs_;

@@ -16,6 +16,8 @@
 //    loop bounds are scalar Int(32) or Int(64); conditions are bools, scalar where
 //    statements branch on them.
 //  * Loops: every loop says which loop of the algorithm it is (For::loop).
+//  * Frees: a Free names an allocation in scope, at most once, outside any loop or
+//    branch of that allocation's body; nothing after it accesses the buffer.
 //  * Provenance: every store carries one, naming a Func of the pipeline, one of its
 //    definitions, one coordinate per dimension and one value per RDom variable of that
 //    definition, each with the stored value's lane count; a final copy writes the output.

@@ -264,6 +264,10 @@ private:
             Expr v = value(as<Evaluate>(s)->value);
             return rewriting() && !v.same_as(as<Evaluate>(s)->value) ? Evaluate::make(v) : s;
         }
+        case StmtKind::Free:
+            // No load of the buffer is valid after it: none of its loads is reused past it.
+            memory_changed(as<Free>(s)->name);
+            return s;
         case StmtKind::LetStmt:
         case StmtKind::Block: return chain(s);
         default: break;

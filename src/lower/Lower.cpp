@@ -134,6 +134,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("hoist constant calls", [&] { return hoist_constant_calls(s); });
     s = run("uniquify names", [&] { return uniquify_names(s); });
     s = run("reuse allocations", [&] { return reuse_allocations(s, p.reused_allocations); });
+    s = run("free after last use", [&] { return free_after_last_use(s); });
     s = run("common subexpressions", [&] { return common_subexpressions(s); });
     s = run("mark index arithmetic", [&] { return mark_index_arithmetic(s); });
     s = run("mark in-range conversions", [&] { return mark_in_range_conversions(s); });

@@ -202,6 +202,10 @@ ir::Stmt contract_floats(ir::Stmt s);
  * memory it takes) is appended to `reused`. */
 ir::Stmt reuse_allocations(ir::Stmt s, std::vector<std::pair<std::string, std::string>> &reused);
 
+/** Each allocation is freed after its last access, where a loop follows it in its body
+ * (src/lower/FreeAfterLastUse.cpp). */
+ir::Stmt free_after_last_use(ir::Stmt s);
+
 /** Math-library calls on constant arguments are computed once, in lets at the top. */
 ir::Stmt hoist_constant_calls(ir::Stmt s);
 

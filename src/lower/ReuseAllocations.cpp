@@ -31,6 +31,7 @@
 #include "ir/IREquality.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -38,25 +39,6 @@ namespace tessera::lower {
 using namespace ir;
 
 namespace {
-
-bool accesses(const Stmt &s, const std::string &buffer) {
-    struct Find : IRVisitor {
-        const std::string *buffer = nullptr;
-        bool found = false;
-        using IRVisitor::include;
-        void visit(const Load *op) override {
-            found = found || op->buffer == *buffer;
-            IRVisitor::visit(op);
-        }
-        void visit(const Store *op) override {
-            found = found || op->buffer == *buffer;
-            IRVisitor::visit(op);
-        }
-    } f;
-    f.buffer = &buffer;
-    f.include(s);
-    return f.found;
-}
 
 /** The number of elements of an allocation, if constant. */
 std::optional<int64_t> constant_size(const Allocate *a) {
@@ -151,7 +133,7 @@ private:
     Stmt take_dead(const Allocate *x, int64_t size, const Stmt &s, bool accessed_after) {
         if (const Block *b = s->as<Block>()) {
             Stmt rest = take_dead(x, size, b->rest, accessed_after);
-            Stmt first = take_dead(x, size, b->first, accessed_after || accesses(b->rest, x->name));
+            Stmt first = take_dead(x, size, b->first, accessed_after || accesses_buffer(b->rest, x->name));
             if (first.same_as(b->first) && rest.same_as(b->rest)) return s;
             return Block::make(first, rest);
         }
@@ -166,7 +148,7 @@ private:
         if (const Allocate *y = s->as<Allocate>()) {
             const std::optional<int64_t> y_size = constant_size(y);
             if (!accessed_after && y->type == x->type && y_size && *y_size <= size &&
-                (!accesses(y->body, x->name) || reads_in_place(y->body, x->name, y->name))) {
+                (!accesses_buffer(y->body, x->name) || reads_in_place(y->body, x->name, y->name))) {
                 reused_.emplace_back(y->name, x->name);
                 // x's memory now holds y's value: later allocations may take it in turn.
                 return take_dead(x, size, Rename(y->name, x->name).mutate(y->body), accessed_after);

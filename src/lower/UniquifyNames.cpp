@@ -69,6 +69,10 @@ protected:
         if (name == op->name && !changed && body.same_as(op->body)) return self;
         return Allocate::make(name, op->type, extents, body);
     }
+    Stmt visit(const Free *op, const Stmt &self) override {
+        const std::string &name = buffer_name(op->name);
+        return name == op->name ? self : Free::make(name);
+    }
     Expr visit(const Load *op, const Expr &self) override {
         Expr index = mutate(op->index);
         const std::string &name = buffer_name(op->buffer);

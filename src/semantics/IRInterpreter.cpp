@@ -105,6 +105,8 @@ struct Memory {
     // Poison bits by position (index for allocations, offset - lo for buffers); empty when
     // nothing can be poisoned (inputs).
     std::vector<uint8_t> poison;
+    // An allocation whose Free has run: any later access is a broken contract.
+    bool freed = false;
 
     const char *kind_name() const {
         switch (kind) {
@@ -298,6 +300,7 @@ private:
             memory_cache_.emplace(&name, stack);
         }
         if (stack->empty()) fail("\"" + name + "\" is accessed but is neither an allocation in scope nor a buffer argument");
+        if (stack->back()->freed) fail("the allocation \"" + name + "\" is accessed after its Free");
         return *stack->back();
     }
 
@@ -677,6 +680,15 @@ private:
         }
         case StmtKind::Evaluate: eval(as<Evaluate>(s)->value); return;
         case StmtKind::ProducerConsumer: exec(as<ProducerConsumer>(s)->body); return;
+        case StmtKind::Free: {
+            const std::string &name = as<Free>(s)->name;
+            Memory &m = memory(name);
+            if (m.kind != Memory::Kind::Allocation) fail("a Free of the " + std::string(m.kind_name()) + " \"" + name + "\"");
+            m.freed = true;
+            std::vector<Scalar>().swap(m.data);
+            std::vector<uint8_t>().swap(m.poison);
+            return;
+        }
         case StmtKind::Provide:
             fail("a Provide to \"" + as<Provide>(s)->name + "\" remains in the lowered code (storage flattening)");
         case StmtKind::Realize:

@@ -275,6 +275,26 @@ TEST(IRInterpreter, LoadOutOfBoundsOfAnAllocationIsInternalError) {
     EXPECT_THAT(msg, HasSubstr("valid indices [0, 9]"));
 }
 
+TEST(IRInterpreter, AccessAfterAFreeIsInternalError) {
+    // allocate t[10]; for x: t[x] = x; free t; for x: f[x] = t[x]   (t is gone)
+    Simple s;
+    Expr fx = v32("f.s0.x");
+    auto body = [&](bool early) {
+        Stmt fill = loop_over("f.s0.x", "f", 0, store("t", fx, wide(fx)));
+        Stmt read = loop_over("f.s0.x", "f", 0, store("f", load(Int(32), "t", wide(fx)), offset("f", {fx})));
+        return ir::Allocate::make("t", Int(32), {i64(10)},
+                                  early ? ir::Block::make({fill, ir::Free::make("t"), read})
+                                        : ir::Block::make({fill, read, ir::Free::make("t")}));
+    };
+    Buffer<int32_t> out(10);
+    std::string msg = error_of<InternalError>(pipeline(s.f, {output_arg(s.f)}, body(true)),
+                                              {ArgValue::of_buffer(out.data_handle())}, {});
+    EXPECT_THAT(msg, HasSubstr("the allocation \"t\" is accessed after its Free"));
+    // A Free after the last access changes nothing.
+    semantics::run(pipeline(s.f, {output_arg(s.f)}, body(false)), {ArgValue::of_buffer(out.data_handle())}, {});
+    for (int i = 0; i < 10; i++) EXPECT_EQ(out(i), i);
+}
+
 TEST(IRInterpreter, AccessBetweenTheElementsOfAStridedBufferIsInternalError) {
     // An input of 8 x 2 elements whose rows are 10 elements apart: offsets 8, 9 are gaps.
     Buffer<int32_t> in({10, 2}, "in");

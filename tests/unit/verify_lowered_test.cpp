@@ -141,6 +141,31 @@ TEST(VerifyLowered, EachViolationIsReported) {
     EXPECT_THAT(violation(f.pipeline(copy_loop)), HasSubstr("is stored to \"tmp\", not to the output"));
 }
 
+TEST(VerifyLowered, AFreeEndsItsAllocationOnceAndForAll) {
+    // allocate tmp[8] { for x: tmp[x] = 1; <free>; for x: out[x] = <value> }
+    Fixture f;
+    auto fill = For::make("x", i32(0), i32(8), ForType::Serial,
+                          Store::make("tmp", i32(1), wide(var("x")), f.prov(var("x"))), f.loop("x"));
+    auto with = [&](std::vector<Stmt> body) {
+        return f.pipeline(lower::uniquify_names(Allocate::make("tmp", Int(32), {i64(8)}, Block::make(body))));
+    };
+    const Stmt free_tmp = Free::make("tmp");
+    const Stmt read_in = f.store_loop("y", Load::make(Int(32), "in", i64(0)));
+    const Stmt read_tmp = f.store_loop("y", Load::make(Int(32), "tmp", i64(0)));
+    EXPECT_EQ(violation(with({fill, free_tmp, read_in})), "");
+    EXPECT_EQ(violation(with({fill, read_tmp, free_tmp})), "");
+    EXPECT_THAT(violation(with({fill, free_tmp, read_tmp})), HasSubstr("a load from \"tmp\" after its Free"));
+    EXPECT_THAT(violation(with({fill, free_tmp, free_tmp})), HasSubstr("the allocation \"tmp\" is freed twice"));
+    // In a loop of the body it would run once per iteration; in a branch, only sometimes.
+    Stmt in_loop = For::make("z", i32(0), i32(2), ForType::Serial, free_tmp, f.loop("x"));
+    EXPECT_THAT(violation(with({fill, in_loop})), HasSubstr("inside a loop or branch of its allocation's body"));
+    Stmt in_branch = IfThenElse::make(LT::make(var("out.min.0"), i32(0)), free_tmp);
+    EXPECT_THAT(violation(with({fill, in_branch})), HasSubstr("inside a loop or branch of its allocation's body"));
+    // Only allocations are freed.
+    EXPECT_THAT(violation(f.pipeline(Block::make(f.store_loop("x", i32(1)), Free::make("in")))),
+                HasSubstr("a Free of \"in\", which is not an allocation in scope"));
+}
+
 TEST(UniquifyNames, LaterBindingsGetFreshNamesAndTheirUsesFollow) {
     // let a = 1 in (for x { out[x] = a + x }; let a = 2 in for x { let x = x + 1 in out[x] = a })
     Fixture f;
