@@ -275,29 +275,46 @@ static bool few_constant_iterations(const For *f) {
     return n >= 0 && n <= kOutlinedNestMinIterations;
 }
 
+/** A loop large enough to be a function of its own: kOutlinedLoopAccesses loads and
+ * stores or more, and more than a few constant iterations. */
+static bool large_loop(const For *f) {
+    return ir::memory_accesses(f->body) >= kOutlinedLoopAccesses && !few_constant_iterations(f);
+}
+
+/** How many levels of large loops `s` holds, at most: 0 for none, 1 where the large loops
+ * in it have none inside them, and so on. The loops in a stack array's block do not count:
+ * they stay with the array, in the function of the loop around it (outlined alone, the
+ * array's block would be a call per iteration of that loop: an inline reduction's per
+ * vector of pixels). */
+static int large_loop_levels(const Stmt &s) {
+    struct Levels : IRVisitor {
+        int most = 0;
+        using IRVisitor::include;
+        void visit(const For *op) override {
+            const int inside = large_loop_levels(op->body);
+            most = std::max(most, inside + (large_loop(op) ? 1 : 0));
+        }
+        void visit(const Allocate *op) override {
+            if (stack_array_elements(op) < 0) IRVisitor::visit(op);
+        }
+    } levels;
+    levels.include(s);
+    return levels.most;
+}
+
 bool Emitter::worth_outlining(const Stmt &loop) {
-    if (ir::memory_accesses(loop) < kOutlinedLoopAccesses || few_constant_iterations(as<For>(loop))) return false;
+    const For *f = as<For>(loop);
+    if (!large_loop(f)) return false;
     const NamesIn uses = names_in(loop, false);
     for (const std::string &b : uses.free_buffers) {
         auto it = bufs_.find(b);
         if (it != bufs_.end() && !it->second.empty() && it->second.back().on_stack) return false;
     }
-    // The loops in a stack array's block do not count: they stay with the array, in this
-    // loop's function (outlined alone, the array's block would be a call per iteration
-    // of this loop: an inline reduction's per vector of pixels).
-    struct Inner : IRVisitor {
-        bool large = false;
-        using IRVisitor::include;
-        void visit(const For *op) override {
-            large = large || (ir::memory_accesses(op->body) >= kOutlinedLoopAccesses && !few_constant_iterations(op));
-            IRVisitor::visit(op);
-        }
-        void visit(const Allocate *op) override {
-            if (stack_array_elements(op) < 0) IRVisitor::visit(op);
-        }
-    } inner;
-    inner.include(as<For>(loop)->body);
-    return !inner.large;
+    // The innermost large loops, or the loop directly around them: a stage's loop over
+    // rows is one call per execution rather than one per row for each of its loops over
+    // a row (steady state and tail), whose calls and closures cost as much as a short
+    // row's work.
+    return large_loop_levels(f->body) <= 1;
 }
 
 }  // namespace tessera::codegen

@@ -453,8 +453,9 @@ private:
      * a large parallel loop's iteration, not already in an outlined statement. */
     bool may_outline_here() const { return in_parallel_function_ > 0 && in_outlined_loop_ == 0 && split_parallel_body_; }
 
-    /** A loop with kOutlinedLoopAccesses loads and stores or more, none of whose inner
-     * loops has as many: the innermost large loops are outlined, so that the work of
+    /** A loop with kOutlinedLoopAccesses loads and stores or more, whose inner loops of
+     * as many have none inside them: the loops around the innermost large loops are
+     * outlined (or those loops, where nothing large is around them), so that the work of
      * compiling them divides between the translation units. */
     bool worth_outlining(const Stmt &loop);
 

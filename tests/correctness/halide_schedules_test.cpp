@@ -156,7 +156,7 @@ TEST(HalideSchedules, BilateralGridSplatKeepsItsBlockLoopsInItsRowFunction) {
     // apps/bilateral_grid's splat: per row of the z blur (in parallel), each grid cell adds
     // its 8 x 8 block of pixels to a histogram. The block's loops run 8 iterations each:
     // as functions of their own they were a call, with its closure, per row of 8 pixels;
-    // the loop over the cells is the function instead.
+    // the loop around the loop over the cells (the histogram's row) is the function instead.
     const int w = 77, h = 29;
     Buffer<uint8_t> input(std::vector<int>{w, h, 3}, "input");
     for (int c = 0; c < 3; c++)
@@ -180,7 +180,8 @@ TEST(HalideSchedules, BilateralGridSplatKeepsItsBlockLoopsInItsRowFunction) {
     expect_matches(blurz, {0, 0, 0, 0}, {w / 8 + 1, h / 8 + 1, 11, 2}, "bilateral splat");
 
     const std::string code = c_of(blurz, "bilateral_splat", {input});
-    EXPECT_NE(code.find("TESSERA_OUTLINED int blurz_histogram_s1_x(const void *"), std::string::npos) << code;
+    EXPECT_NE(code.find("TESSERA_OUTLINED int blurz_histogram_s1_y(const void *"), std::string::npos) << code;
+    EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_x"), std::string::npos) << code;
     EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_r_x"), std::string::npos) << code;
     EXPECT_EQ(code.find("TESSERA_OUTLINED int blurz_histogram_s1_r_y"), std::string::npos) << code;
 }
@@ -263,4 +264,33 @@ TEST(HalideSchedules, IndexDataIsComputedUnderASplit) {
     gg.compute_root();
     ff.vectorize(x, 64, TailStrategy::RoundUp);
     expect_matches(ff, {0}, {128}, "sin at clamped far indices");
+}
+
+TEST(HalideSchedules, StencilChainStagesAreAFunctionPerTileNotPerRow) {
+    // apps/stencil_chain: stages computed per tile of the output, each vectorized, so each
+    // stage's row is a steady loop and a shifted tail vector. The function of its own is
+    // the stage's loop over rows, called once per tile; its loops over a row were a call
+    // each, per row, whose closure cost as much as a short row's work.
+    const int w = 70, h = 45;
+    Buffer<uint8_t> input(std::vector<int>{w, h}, "input");
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) input(x, y) = uint8_t((x * 37 + y * 101 + (x * y) % 23) & 0xff);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), t("t");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func s0("s0"), s1("s1"), s2("s2"), out("out");
+    s0(x, y) = cast<uint16_t>(clamped(x, y)) * cast<uint16_t>(257);
+    s1(x, y) = cast<uint16_t>((cast<uint32_t>(s0(x - 1, y)) + 2 * cast<uint32_t>(s0(x, y)) + s0(x + 1, y) +
+                               s0(x, y - 1) + s0(x, y + 1) + 3) / 6);
+    s2(x, y) = cast<uint16_t>((cast<uint32_t>(s1(x - 1, y)) + 2 * cast<uint32_t>(s1(x, y)) + s1(x + 1, y) +
+                               s1(x, y - 1) + s1(x, y + 1) + 3) / 6);
+    out(x, y) = cast<uint8_t>(s2(x, y) >> 8);
+    out.tile(x, y, xo, yo, xi, yi, 32, 16, TailStrategy::GuardWithIf).fuse(xo, yo, t).parallel(t).vectorize(xi, 16);
+    for (Func f : {s0, s1, s2}) f.compute_at(out, t).vectorize(x, 16);
+    expect_matches(out, {0, 0}, {w, h}, "stencil chain");
+
+    const std::string code = c_of(out, "stencil_chain", {input});
+    for (const std::string stage : {"s1", "s2"}) {
+        EXPECT_NE(code.find("TESSERA_OUTLINED int out_" + stage + "_s0_y"), std::string::npos) << code;
+        EXPECT_EQ(code.find("TESSERA_OUTLINED int out_" + stage + "_s0_x"), std::string::npos) << code;
+    }
 }
