@@ -101,7 +101,7 @@ std::string Emitter::outlined_body(const std::string &closure, const std::string
     for (const std::string &a : ps.allocations) fun << "    " << a << "\n";
     fun << body_.str();
     if (ps.label_used) fun << ps.end_label << ":;\n";
-    for (const std::string &id : ps.idents) fun << "    tessera_free(" << id << ");\n";
+    for (const std::string &id : ps.idents) fun << "    " << helpers_.use("tessera_free") << "(" << id << ");\n";
     fun << "    return " << ps.status << ";\n}\n";
 
     std::swap(saved_body, body_);

@@ -251,7 +251,7 @@ void Emitter::emit_for(const For *f, const Stmt &self) {
         for (const std::string &a : p.allocations) line(a);
         raw(outer.str());
         if (p.label_used) line(p.end_label + ":;");
-        for (const std::string &id : p.idents) line("tessera_free(" + id + ");");
+        for (const std::string &id : p.idents) line(helpers_.use("tessera_free") + "(" + id + ");");
     }
     vars_[f->name].pop_back();
     close_block();

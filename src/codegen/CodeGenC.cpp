@@ -197,7 +197,7 @@ std::string Emitter::source() {
     fn << "    return TESSERA_SUCCESS;\n";
     if (uses_cleanup_) {
         fn << "tessera_cleanup:\n";
-        for (const auto &id : allocation_idents_) fn << "    tessera_free(" << id << ");\n";
+        for (const auto &id : allocation_idents_) fn << "    " << helpers_.use("tessera_free") << "(" << id << ");\n";
         fn << "    return _status;\n";
     }
     fn << "}\n";

@@ -652,13 +652,15 @@ static int tessera_parallel_for(int (*fn)(const void *, int64_t), const void *cl
 }
 )C");
 
-    // Under the JIT these five are not compiled into every pipeline: its runtime module
+    // Under the JIT these are not compiled into every pipeline: its runtime module
     // (jit_runtime_source) defines them once, as tessera_jit_<name>, and the generated
     // code declares them.
     add("tessera_jit_report_error", "int tessera_jit_report_error(int code, const char *message);\n");
     add("tessera_jit_parallel_for",
         "int tessera_jit_parallel_for(int (*fn)(const void *, int64_t), const void *closure, int64_t n);\n");
     add("tessera_jit_format_error", "int tessera_jit_format_error(int code, const char *format, ...);\n");
+    add("tessera_jit_malloc", "void *tessera_jit_malloc(uint64_t bytes);\n");
+    add("tessera_jit_free", "void tessera_jit_free(void *block);\n");
     add("tessera_jit_check_buffer",
         "int tessera_jit_check_buffer(const tessera_buffer_t *b, const char *name, int32_t type_code, int32_t type_bits,\n"
         "                             int32_t dimensions);\n");
@@ -670,7 +672,8 @@ static int tessera_parallel_for(int (*fn)(const void *, int64_t), const void *cl
 
 /** The helpers that the JIT's runtime module provides. */
 const char *const kJitRuntimeHelpers[] = {"tessera_report_error", "tessera_format_error", "tessera_check_buffer",
-                                          "tessera_check_overlap", "tessera_parallel_for"};
+                                          "tessera_check_overlap", "tessera_parallel_for", "tessera_malloc",
+                                          "tessera_free"};
 
 bool in_jit_runtime(const std::string &name) {
     return std::find(std::begin(kJitRuntimeHelpers), std::end(kJitRuntimeHelpers), name) != std::end(kJitRuntimeHelpers);
@@ -883,6 +886,101 @@ TESSERA_EXPORT int tessera_jit_parallel_for(int (*fn)(const void *, int64_t), co
     while (job.workers_in > 0) pthread_cond_wait(&tessera_pool_done, &tessera_pool_mutex);
     pthread_mutex_unlock(&tessera_pool_mutex);
     return __atomic_load_n(&job.status, __ATOMIC_RELAXED);
+}
+
+/* The JIT's heap allocations keep a few freed blocks per thread for the next allocation
+ * of about their size. A pipeline allocates the same buffers run after run (and, in a
+ * parallel loop, iteration after iteration); freed to malloc, a block at the top of the
+ * heap goes back to the system once more than the trim threshold is free there (128 KiB,
+ * until a large free raises it), and the next run faults its pages in again. harris's
+ * rows per strip measured 330 page faults a run and 1.4x the time of a process whose
+ * heap a compilation had grown. A thread keeps at most TESSERA_CACHED_BLOCKS blocks of
+ * TESSERA_CACHED_BYTES in all; they are freed when it exits. A block's size is kept
+ * just before the pointer tessera_malloc keeps (malloc aligns to 16 bytes, so the gap
+ * before a 64-byte aligned block is at least 16 bytes). */
+#define TESSERA_CACHED_BLOCKS 8
+#define TESSERA_CACHED_BYTES ((uint64_t)64 << 20)
+
+typedef struct tessera_block_cache {
+    void *blocks[TESSERA_CACHED_BLOCKS];  /* oldest first */
+    int count;
+    uint64_t bytes;
+} tessera_block_cache;
+
+static pthread_key_t tessera_cache_key;
+static pthread_once_t tessera_cache_once = PTHREAD_ONCE_INIT;
+static int tessera_cache_ready;
+
+static inline uint64_t tessera_block_bytes(void *block) { return ((uint64_t *)block)[-2]; }
+
+static void tessera_cache_release(void *cache) {
+    tessera_block_cache *c = (tessera_block_cache *)cache;
+    int i;
+    for (i = 0; i < c->count; i++) tessera_free(c->blocks[i]);
+    free(c);
+}
+
+static void tessera_cache_start(void) {
+    tessera_cache_ready = pthread_key_create(&tessera_cache_key, tessera_cache_release) == 0;
+}
+
+/* This thread's cache, or NULL where there is none to be had. */
+static tessera_block_cache *tessera_cache(void) {
+    tessera_block_cache *c;
+    pthread_once(&tessera_cache_once, tessera_cache_start);
+    if (!tessera_cache_ready) return NULL;
+    c = (tessera_block_cache *)pthread_getspecific(tessera_cache_key);
+    if (c == NULL) {
+        c = (tessera_block_cache *)calloc(1, sizeof(*c));
+        if (c != NULL && pthread_setspecific(tessera_cache_key, c) != 0) {
+            free(c);
+            c = NULL;
+        }
+    }
+    return c;
+}
+
+/* Takes block i out of the cache (its size is read here, before anyone frees it). */
+static void *tessera_cache_take(tessera_block_cache *c, int i) {
+    void *block = c->blocks[i];
+    c->bytes -= tessera_block_bytes(block);
+    for (; i + 1 < c->count; i++) c->blocks[i] = c->blocks[i + 1];
+    c->count--;
+    return block;
+}
+
+/* A cached block of `bytes` to twice as many (the smallest), else a new one. */
+TESSERA_EXPORT void *tessera_jit_malloc(uint64_t bytes) {
+    tessera_block_cache *c = tessera_cache();
+    void *block;
+    if (c != NULL) {
+        int best = -1, i;
+        for (i = 0; i < c->count; i++) {
+            const uint64_t have = tessera_block_bytes(c->blocks[i]);
+            if (have >= bytes && have / 2 <= bytes && (best < 0 || have < tessera_block_bytes(c->blocks[best]))) best = i;
+        }
+        if (best >= 0) return tessera_cache_take(c, best);
+    }
+    block = tessera_malloc(bytes);
+    if (block != NULL) ((uint64_t *)block)[-2] = bytes;
+    return block;
+}
+
+/* Keeps the block for a next allocation (the oldest go to make room), or frees it. */
+TESSERA_EXPORT void tessera_jit_free(void *block) {
+    tessera_block_cache *c;
+    uint64_t bytes;
+    if (block == NULL) return;
+    bytes = tessera_block_bytes(block);
+    c = bytes <= TESSERA_CACHED_BYTES ? tessera_cache() : NULL;
+    if (c == NULL) {
+        tessera_free(block);
+        return;
+    }
+    while (c->count == TESSERA_CACHED_BLOCKS || c->bytes + bytes > TESSERA_CACHED_BYTES)
+        tessera_free(tessera_cache_take(c, 0));
+    c->blocks[c->count++] = block;
+    c->bytes += bytes;
 }
 
 TESSERA_EXPORT int tessera_jit_check_overlap(const tessera_buffer_t *output, const char *output_name,

@@ -1,7 +1,9 @@
 // The JIT's thread pool (src/codegen/Runtime.cpp, tessera_jit_parallel_for): every
 // iteration of a parallel loop runs once, whichever threads claim them; loops started
 // from several threads at once (the second runs serially in its thread) and loops run back
-// to back give the same results.
+// to back give the same results. And its heap blocks (tessera_jit_malloc), kept per thread
+// for the next allocation of about their size: a block serves only an allocation it holds,
+// whichever thread freed it, and a thread's blocks go when it exits.
 
 #include <gtest/gtest.h>
 
@@ -59,4 +61,32 @@ TEST(ThreadPool, LoopsStartedFromSeveralThreadsAtOnce) {
         });
     for (std::thread &th : threads) th.join();
     for (int t = 0; t < 4; t++) EXPECT_EQ(failures[size_t(t)], 0) << "thread " << t;
+}
+
+TEST(JitAllocations, KeptBlocksServeAllocationsOfOtherSizesAndThreads) {
+    // g's rows per strip are a heap allocation of the image's width: run after run, from
+    // threads that come and go, widths up and down (a kept block of a 300-wide row must not
+    // serve a 3000-wide one, nor go to a 7-wide one). A block too small would be written
+    // past its end; wrong values or a crash would show it.
+    Func f = strips("widths", 3);
+    f.compile_jit();
+    // Ten widths three times apart: more sizes than a thread keeps blocks, so kept blocks
+    // are also freed to make room.
+    std::vector<int> widths = {5, 300, 7, 160, 3000, 150, 1, 2999, 64};
+    for (int w = 1; w <= 20000; w *= 3) widths.push_back(w);
+    std::vector<int> failures(3, 0);
+    for (int round = 0; round < 2; round++) {
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 3; t++)
+            threads.emplace_back([&, t] {
+                for (size_t k = 0; k < widths.size(); k++) {
+                    const int w = widths[(k + size_t(t)) % widths.size()], h = 2 * (3 + t);
+                    Buffer<int32_t> out = f.realize({w, h});
+                    for (int y = 0; y < h; y++)
+                        for (int x = 0; x < w; x++) failures[size_t(t)] += out(x, y) != expected(x, y, 3);
+                }
+            });
+        for (std::thread &th : threads) th.join();
+    }
+    for (int t = 0; t < 3; t++) EXPECT_EQ(failures[size_t(t)], 0) << "thread " << t;
 }
