@@ -144,6 +144,16 @@ bool reads_buffer(const Expr &e, const std::string &buffer) {
     return f.found;
 }
 
+void BufferAccesses::visit(const Load *op) {
+    reads.insert(op->buffer);
+    IRVisitor::visit(op);
+}
+void BufferAccesses::visit(const Store *op) {
+    writes.insert(op->buffer);
+    IRVisitor::visit(op);
+}
+void BufferAccesses::visit(const Free *op) { frees.insert(op->name); }
+
 bool accesses_buffer(const Stmt &s, const std::string &buffer) {
     struct Find : IRVisitor {
         const std::string *buffer;

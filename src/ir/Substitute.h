@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/IR.h"
+#include "ir/IRVisitor.h"
 
 namespace tessera::ir {
 
@@ -39,6 +40,19 @@ bool reads_memory(const Expr &e);
 bool reads_buffer(const Expr &e, const std::string &buffer);
 /** Does the statement load from, store to or free `buffer`? */
 bool accesses_buffer(const Stmt &s, const std::string &buffer);
+
+/** Collects the buffers code loads from (reads), stores to (writes) and frees; passes
+ * that need more (effects, say) extend it. */
+class BufferAccesses : public IRVisitor {
+public:
+    std::set<std::string> reads, writes, frees;
+    using IRVisitor::include;
+
+protected:
+    void visit(const Load *op) override;
+    void visit(const Store *op) override;
+    void visit(const Free *op) override;
+};
 /** Whether evaluating e has an effect (a print, or a require, which may stop the
  * pipeline): it must be evaluated where and as often as written. */
 bool has_side_effects(const Expr &e);

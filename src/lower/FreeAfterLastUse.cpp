@@ -21,8 +21,7 @@
 #include <set>
 #include <vector>
 
-#include "ir/IRMutator.h"
-#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -30,24 +29,6 @@ namespace tessera::lower {
 using namespace ir;
 
 namespace {
-
-/** The buffers a statement or an expression loads from, stores to or frees. */
-class AccessedBuffers : public IRVisitor {
-public:
-    std::set<std::string> names;
-    using IRVisitor::include;
-
-protected:
-    void visit(const Load *op) override {
-        names.insert(op->buffer);
-        IRVisitor::visit(op);
-    }
-    void visit(const Store *op) override {
-        names.insert(op->buffer);
-        IRVisitor::visit(op);
-    }
-    void visit(const Free *op) override { names.insert(op->name); }
-};
 
 /** One straight-line region: its statements in program order are numbered (a let's value
  * and an allocation's extents count as one, run before their body), then the region is
@@ -82,10 +63,10 @@ private:
             scan(b->first);
             scan(b->rest);
         } else if (const LetStmt *l = s->as<LetStmt>()) {
-            statement([&](AccessedBuffers &v) { v.include(l->value); }, false);
+            statement([&](BufferAccesses &v) { v.include(l->value); }, false);
             scan(l->body);
         } else if (const Allocate *a = s->as<Allocate>()) {
-            statement([&](AccessedBuffers &v) {
+            statement([&](BufferAccesses &v) {
                 for (const Expr &e : a->extents) v.include(e);
             }, false);
             const size_t index = allocations_.size();
@@ -93,15 +74,16 @@ private:
             scan(a->body);
             allocations_[index].end = next_;
         } else {
-            statement([&](AccessedBuffers &v) { v.include(s); }, s->kind == StmtKind::For);
+            statement([&](BufferAccesses &v) { v.include(s); }, s->kind == StmtKind::For);
         }
     }
 
     template<typename F>
     void statement(F &&accesses, bool loop) {
-        AccessedBuffers v;
+        BufferAccesses v;
         accesses(v);
-        for (const std::string &b : v.names) last_access_[b] = next_;
+        for (const auto *names : {&v.reads, &v.writes, &v.frees})
+            for (const std::string &b : *names) last_access_[b] = next_;
         if (loop) loops_.insert(next_);
         next_++;
     }

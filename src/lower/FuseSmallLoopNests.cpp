@@ -45,13 +45,12 @@ constexpr int64_t kSmallNestIterations = 64;
 constexpr int64_t kSmallAllocationBytes = 1024;
 
 /** The buffers a statement reads and writes, and whether it does anything else (an
- * assertion, a print, an Evaluate), which keeps it in place. */
-struct Accesses : IRVisitor {
-    std::set<std::string> reads, writes;
+ * assertion, a print, an Evaluate, a Free), which keeps it in place. */
+struct Accesses : BufferAccesses {
     bool effects = false;
 
     bool independent_of(const Accesses &o) const {
-        if (effects || o.effects) return false;
+        if (effects || o.effects || !frees.empty() || !o.frees.empty()) return false;
         for (const std::string &b : writes)
             if (o.reads.count(b) || o.writes.count(b)) return false;
         for (const std::string &b : o.writes)
@@ -66,14 +65,7 @@ struct Accesses : IRVisitor {
     }
 
 protected:
-    void visit(const Load *op) override {
-        reads.insert(op->buffer);
-        IRVisitor::visit(op);
-    }
-    void visit(const Store *op) override {
-        writes.insert(op->buffer);
-        IRVisitor::visit(op);
-    }
+    using BufferAccesses::visit;
     void visit(const Call *op) override {
         if (op->call_kind == CallKind::Intrinsic && has_effect(op->op)) effects = true;
         IRVisitor::visit(op);
