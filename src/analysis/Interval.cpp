@@ -225,6 +225,22 @@ bool beyond_coordinates(Type t, const Interval &i) {
     return (const_int(i.min, v) && detail::beyond_coordinates(t, v)) || (const_int(i.max, v) && detail::beyond_coordinates(t, v));
 }
 
+/** A constant in e that coordinate arithmetic of type t does not reach: e is the
+ * algorithm's own arithmetic on a value (a Func's value widened with its type's limits),
+ * not a coordinate. */
+bool mentions_beyond_coordinates(Type t, const Expr &e) {
+    struct Find : IRVisitor {
+        Type t;
+        bool found = false;
+        using IRVisitor::include;
+        void visit(const IntImm *op) override { found = found || detail::beyond_coordinates(t, op->value); }
+        void visit(const UIntImm *op) override { found = found || detail::beyond_coordinates(t, i128(op->value)); }
+    } f;
+    f.t = t;
+    f.include(e);
+    return f.found;
+}
+
 constexpr int kMaxEndpointSize = 400;
 
 bool too_big(const Interval &i) {
@@ -365,9 +381,13 @@ private:
         bool lo_c = const_int(a.min, lo), hi_c = const_int(a.max, hi);
         if ((lo_c && !fits(to, lo)) || (hi_c && !fits(to, hi))) return full(to);
         if (lo_c && hi_c) return Interval(make_const(to, lo), make_const(to, hi));
-        if (is_index_type(from) && is_index_type(to) && a.is_bounded()) {
+        if (is_index_type(from) && is_index_type(to) && a.is_bounded() && !mentions_beyond_coordinates(to, a.min) &&
+            !mentions_beyond_coordinates(to, a.max)) {
             // int64 -> int32: the identity on the values the index-type regime assumes. (A
-            // missing bound means any int64 value, which truncation can send anywhere.)
+            // missing bound means any int64 value, which truncation can send anywhere; an
+            // endpoint with a constant no int32 coordinate reaches, such as a Func's value
+            // widened from its type's limits and moved by a coordinate, is a value that
+            // may not fit, which truncation wraps.)
             Interval r;
             if (a.min.defined()) r.min = simplify(Cast::make(to, a.min));
             if (a.max.defined()) r.max = simplify(Cast::make(to, a.max));

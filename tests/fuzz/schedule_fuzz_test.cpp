@@ -502,12 +502,17 @@ void with_env(const char *name, const char *value, F f) {
 //   p * INT32_MAX, which wrap; an RDom predicate 2^30 * r < ... was marked, and solved in
 //   64 bits as if it did not wrap (a predicate that drops iterations in the reference was
 //   found always true: tests/unit/index_arithmetic_test.cpp).
+// - 25100388 (any level): lowering's; a row read at clamp(int32(int64(f0(...)) -
+//   int64(x + 3)), 3, 8), where f0's value may be any int32, was bounded by truncating the
+//   int64 endpoints int64(INT32_MIN) - (x + 3) and int64(INT32_MAX) - (x + 3), which wrap:
+//   the rows computed were [8, 8], the rows read [3, 8] (tests/unit/interval_test.cpp).
 // (10100680 and 15100740 broke the lowered code's contract only after the vectorizer, with
 // TESSERA_CHECK_INVARIANTS=1, a store alike in every lane left scalar; their results were
 // right: tests/unit/vectorize_loops_test.cpp checks that case.)
 TEST(ScheduleFuzz, SeedsThatFailedInLongRuns) {
     with_env("TESSERA_SCHEDULE_FUZZ_PROPHECY", "1", [] {
-        for (uint64_t seed : {516100481ull, 740300089ull, 823105019ull, 921100057ull, 10100772ull, 13100319ull, 9100079ull}) {
+        for (uint64_t seed : {516100481ull, 740300089ull, 823105019ull, 921100057ull, 10100772ull, 13100319ull, 9100079ull,
+                              25100388ull}) {
             with_env("TESSERA_C_OPT", "-O2", [&] {
                 Tally tally;
                 fuzz_one(seed, tally);

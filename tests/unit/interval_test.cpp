@@ -296,6 +296,21 @@ TEST(Interval, SymbolicArithmeticBeyondTheCoordinatesIsUnbounded) {
                     "v + 2^40");
 }
 
+TEST(Interval, TruncatingAValueMovedByACoordinateIsUnbounded) {
+    // int32(int64(v) - int64(x)) with v any int32 (a Func's value) and x in [0, p]: the
+    // int64 endpoints INT32_MIN - p and INT32_MAX lie outside int32, and truncation wraps
+    // them; a coordinate's int64 -> int32 keeps its endpoints.
+    const Expr p = var("p");
+    Scope s;
+    s.push("v", range(INT32_MIN, INT32_MAX));
+    s.push("x", Interval(i32(0), p));
+    const Expr moved = Cast::make(Int(32), Sub::make(Cast::make(Int(64), var("v")), Cast::make(Int(64), var("x"))));
+    EXPECT_TRUE(bounds_of_expr(moved, s).is_everything()) << to_string(moved);
+    const Expr coordinate = Cast::make(Int(32), Add::make(Cast::make(Int(64), var("x")), IntImm::make(Int(64), 3)));
+    expect_interval(bounds_of_expr(coordinate, s), i32(3),
+                    Cast::make(Int(32), Add::make(Cast::make(Int(64), p), IntImm::make(Int(64), 3))), "int32(int64(x) + 3)");
+}
+
 TEST(Interval, DependencyProblem) {
     // x*x + x on [-1, 1] takes values in [-1/4, 2] over the reals and {0, 2} over the
     // integers; interval arithmetic cannot see that both x are the same value, so it
