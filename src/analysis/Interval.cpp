@@ -225,9 +225,11 @@ bool beyond_coordinates(Type t, const Interval &i) {
     return (const_int(i.min, v) && detail::beyond_coordinates(t, v)) || (const_int(i.max, v) && detail::beyond_coordinates(t, v));
 }
 
-/** A constant in e that coordinate arithmetic of type t does not reach: e is the
- * algorithm's own arithmetic on a value (a Func's value widened with its type's limits),
- * not a coordinate. */
+/** Something in e that coordinate arithmetic of type t does not reach, so that e is the
+ * algorithm's own arithmetic on a value, not a coordinate: a constant beyond coordinates
+ * (a Func's value widened with its type's limits), or a conversion to an integer from a
+ * float or from an integer type wider than t (a Param<double> converted to int64 may be
+ * any int64). */
 bool mentions_beyond_coordinates(Type t, const Expr &e) {
     struct Find : IRVisitor {
         Type t;
@@ -235,6 +237,13 @@ bool mentions_beyond_coordinates(Type t, const Expr &e) {
         using IRVisitor::include;
         void visit(const IntImm *op) override { found = found || detail::beyond_coordinates(t, op->value); }
         void visit(const UIntImm *op) override { found = found || detail::beyond_coordinates(t, i128(op->value)); }
+        void visit(const Cast *op) override {
+            const Type from = op->value.type().element_of();
+            if (!op->type.is_float() && !op->type.is_bool() &&
+                (from.is_float() || (!from.is_bool() && (!fits(t, type_min(from)) || !fits(t, type_max(from))))))
+                found = true;
+            IRVisitor::visit(op);
+        }
     } f;
     f.t = t;
     f.include(e);
@@ -386,8 +395,9 @@ private:
             // int64 -> int32: the identity on the values the index-type regime assumes. (A
             // missing bound means any int64 value, which truncation can send anywhere; an
             // endpoint with a constant no int32 coordinate reaches, such as a Func's value
-            // widened from its type's limits and moved by a coordinate, is a value that
-            // may not fit, which truncation wraps.)
+            // widened from its type's limits and moved by a coordinate, or with a
+            // conversion from a float or a wider integer, is a value that may not fit,
+            // which truncation wraps.)
             Interval r;
             if (a.min.defined()) r.min = simplify(Cast::make(to, a.min));
             if (a.max.defined()) r.max = simplify(Cast::make(to, a.max));

@@ -30,7 +30,10 @@
 //    wrap-around. A symbolic endpoint combined by +, - or * with a constant endpoint that
 //    no coordinate reaches (2^30 or more in magnitude for int32: the bound of a saturated
 //    conversion of a Func's value, a huge constant of the algorithm; detail::
-//    beyond_coordinates) is not coordinate arithmetic: the result is unbounded.
+//    beyond_coordinates) is not coordinate arithmetic: the result is unbounded. So is an
+//    int64 -> int32 truncation whose endpoint holds such a constant, or a conversion from
+//    a float or from an integer wider than int32 (int64(p) of a Param<double> may be any
+//    int64, which truncation wraps).
 //
 //  * every other type (int8, int16, all unsigned types, bool): arithmetic that can wrap
 //    (+, -, *, shifts, narrowing casts) is computed on constant bounds only: a symbolic

@@ -512,7 +512,7 @@ void with_env(const char *name, const char *value, F f) {
 TEST(ScheduleFuzz, SeedsThatFailedInLongRuns) {
     with_env("TESSERA_SCHEDULE_FUZZ_PROPHECY", "1", [] {
         for (uint64_t seed : {516100481ull, 740300089ull, 823105019ull, 921100057ull, 10100772ull, 13100319ull, 9100079ull,
-                              25100388ull}) {
+                              25100388ull, 31100419ull}) {
             with_env("TESSERA_C_OPT", "-O2", [&] {
                 Tally tally;
                 fuzz_one(seed, tally);

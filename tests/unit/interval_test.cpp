@@ -311,6 +311,26 @@ TEST(Interval, TruncatingAValueMovedByACoordinateIsUnbounded) {
                     Cast::make(Int(32), Add::make(Cast::make(Int(64), p), IntImm::make(Int(64), 3))), "int32(int64(x) + 3)");
 }
 
+TEST(Interval, TruncatingAConvertedValueIsUnbounded) {
+    // int32(select(c, int64(p), 0)) with p a Param<double>: int64(p) is a point, so the
+    // select's int64 endpoints are min(int64(p), 0) and max(int64(p), 0); p = 1e300
+    // converts to INT64_MAX, which truncates to -1, below the "upper bound" int32(max(..)).
+    // The same from a uint32 or an int64 value; int64 of an int32 coordinate keeps its
+    // bounds.
+    const Expr c = Variable::make(Bool(), "c");
+    auto truncated_select = [&](const Expr &value) {
+        return Cast::make(Int(32), Select::make(c, Cast::make(Int(64), value), IntImm::make(Int(64), 0)));
+    };
+    Scope s;
+    for (Type t : {Float(64), Float(32), UInt(32), UInt(64)}) {
+        const Expr e = truncated_select(Variable::make(t, "p"));
+        EXPECT_TRUE(bounds_of_expr(e, s).is_everything()) << to_string(e);
+    }
+    const Expr coordinate = truncated_select(Variable::make(Int(32), "q"));
+    const Interval i = bounds_of_expr(coordinate, s);
+    EXPECT_TRUE(i.is_bounded()) << to_string(coordinate);
+}
+
 TEST(Interval, DependencyProblem) {
     // x*x + x on [-1, 1] takes values in [-1/4, 2] over the reals and {0, 2} over the
     // integers; interval arithmetic cannot see that both x are the same value, so it
