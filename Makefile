@@ -49,7 +49,8 @@ test: deps
 	ctest --preset $(PRESET)
 
 # Benchmarks (not tests): compile time per pipeline, ATL against Tessera Funcs, Tessera side by side with Halide 14
-# where it is installed (scripts/install-deps.sh --peers), and the translation validator's
+# where it is installed (scripts/install-deps.sh --peers), quiet and with another process busy on
+# the cores, and the translation validator's
 # evaluation (docs/validation.md); see bench/README.md.
 bench: deps
 	$(MAKE) --no-print-directory build
@@ -57,7 +58,7 @@ bench: deps
 	./$(BUILD_DIR)/bench/tessera_bench_compile_time
 	./$(BUILD_DIR)/bench/tessera_bench_atl
 	if [ -x ./$(BUILD_DIR)/bench/tessera_bench_side_by_side ]; then \
-	  ./$(BUILD_DIR)/bench/tessera_bench_side_by_side; \
+	  TESSERA_BENCH_CONTENTION=1 ./$(BUILD_DIR)/bench/tessera_bench_side_by_side; \
 	else \
 	  echo "side_by_side: not built (Halide 14 is missing: scripts/install-deps.sh --peers)"; \
 	fi

@@ -6,10 +6,16 @@
 // at the measured FMA peak, whichever takes longer.
 //
 // Usage: [TESSERA_BENCH_KEEP_CACHE=1] [TESSERA_BENCH_FP_CONTRACT=1] [TESSERA_BENCH_HALIDE_STRICT_FLOAT=1]
+//        [TESSERA_BENCH_CONTENTION=n]
 //        tessera_bench_side_by_side [rounds [name-filter]]   (default 15 rounds; each round
 //        runs each pipeline 5 times in each system, one system after the other, the first
 //        one alternating from round to round; a filter keeps the pipelines whose name
 //        contains it)
+//
+// With TESSERA_BENCH_CONTENTION=n the rounds are run a second time with n other processes
+// busy on the cores (each spinning until the rounds end), and a second table gives each
+// system's slowdown against its own quiet time: a parallel pipeline should degrade no
+// worse than Halide's.
 //
 // Both are given the same target. Halide 14's host detection claims features some CPUs
 // lack, so the target is pinned: x86-64-linux-avx2-avx512-avx512_skylake-f16c-fma-sse41
@@ -25,8 +31,10 @@
 #include <fstream>
 #include <functional>
 #include <immintrin.h>
+#include <csignal>
 #include <random>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -168,10 +176,66 @@ struct Case {
     double bytes = 0, flops = 0;  // moved and computed per run: the limit's inputs
     std::function<Run()> tessera, other;
     std::function<std::string()> compare;  // "identical", or how the outputs differ
-    std::vector<double> tessera_ms, other_ms;
+    std::vector<double> tessera_ms, other_ms;            // quiet
+    std::vector<double> busy_tessera_ms, busy_other_ms;  // with other processes busy
     double tessera_compile = 0, other_compile = 0;
     std::string outputs = "identical";
 };
+
+/** Processes that keep the cores busy while they live: children spinning until killed.
+ * (A child of this multi-threaded process only spins, so forking it is safe.) */
+class BusyProcesses {
+public:
+    explicit BusyProcesses(int n) {
+        for (int i = 0; i < n; i++) {
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                volatile unsigned long spin = 0;
+                for (;;) spin = spin + 1;
+            }
+            if (pid > 0) pids_.push_back(pid);
+        }
+    }
+    ~BusyProcesses() {
+        for (pid_t pid : pids_) ::kill(pid, SIGKILL);
+        for (pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
+    }
+    BusyProcesses(const BusyProcesses &) = delete;
+    BusyProcesses &operator=(const BusyProcesses &) = delete;
+
+private:
+    std::vector<pid_t> pids_;
+};
+
+/** Runs every case `rounds` times in both systems, the first alternating from round to
+ * round, appending the run times to (tessera_ms, other_ms) or, when busy, to the busy
+ * lists; the first quiet round also keeps the compile times and compares the outputs. */
+void measure(std::vector<Case> &cases, int rounds, bool busy) {
+    for (int r = 0; r < rounds; r++) {
+        for (Case &c : cases) {
+            // Who goes first alternates from round to round: the first system to run after
+            // another pipeline refills the caches that pipeline left dirty, which slowed its
+            // first three timed runs by up to 50% (blur after unsharp), whichever system it was.
+            Run t, o;
+            if (r % 2 == 0) {
+                t = c.tessera();
+                o = c.other();
+            } else {
+                o = c.other();
+                t = c.tessera();
+            }
+            std::vector<double> &tms = busy ? c.busy_tessera_ms : c.tessera_ms;
+            std::vector<double> &oms = busy ? c.busy_other_ms : c.other_ms;
+            tms.insert(tms.end(), t.run_ms.begin(), t.run_ms.end());
+            oms.insert(oms.end(), o.run_ms.begin(), o.run_ms.end());
+            if (r == 0 && !busy) {
+                c.tessera_compile = t.compile_ms;
+                c.other_compile = o.compile_ms;
+                c.outputs = c.compare();
+            }
+        }
+    }
+}
 
 template<typename T>
 std::string compare_outputs(const std::vector<T> &a, const std::vector<T> &b) {
@@ -209,6 +273,9 @@ int main(int argc, char **argv) {
     // computes floats as written (no contraction, no float rewrites in its simplifier), as
     // Tessera does by default: the same arithmetic on both sides.
     const std::string halide_target = target + (std::getenv("TESSERA_BENCH_HALIDE_STRICT_FLOAT") ? "-strict_float" : "");
+    // $TESSERA_BENCH_CONTENTION=n: the rounds again with n other processes busy.
+    const char *contention = std::getenv("TESSERA_BENCH_CONTENTION");
+    const int busy_processes = contention ? std::max(0, std::atoi(contention)) : 0;
     const bool avx512 = target.find("avx512") != std::string::npos;
     const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     // A fresh JIT cache, so that Tessera's compile time is a real C compilation.
@@ -349,28 +416,7 @@ int main(int argc, char **argv) {
         cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case &c) { return c.name.find(filter) == std::string::npos; }),
                     cases.end());
 
-    for (int r = 0; r < rounds; r++) {
-        for (Case &c : cases) {
-            // Who goes first alternates from round to round: the first system to run after
-            // another pipeline refills the caches that pipeline left dirty, which slowed its
-            // first three timed runs by up to 50% (blur after unsharp), whichever system it was.
-            Run t, o;
-            if (r % 2 == 0) {
-                t = c.tessera();
-                o = c.other();
-            } else {
-                o = c.other();
-                t = c.tessera();
-            }
-            c.tessera_ms.insert(c.tessera_ms.end(), t.run_ms.begin(), t.run_ms.end());
-            c.other_ms.insert(c.other_ms.end(), o.run_ms.begin(), o.run_ms.end());
-            if (r == 0) {
-                c.tessera_compile = t.compile_ms;
-                c.other_compile = o.compile_ms;
-                c.outputs = c.compare();
-            }
-        }
-    }
+    measure(cases, rounds, false);
 
     std::printf("%-34s %-9s %11s %11s %7s %9s %6s %10s %10s  %s\n", "pipeline", "peer", "Tessera ms", "peer ms", "ratio",
                 "limit ms", "bound", "Tess cc ms", "peer cc ms", "outputs");
@@ -387,6 +433,22 @@ int main(int argc, char **argv) {
                 "the pipeline's input and output bytes at the memory bandwidth or its arithmetic at the FMA peak, whichever\n"
                 "is longer, counting every multiply and add as one operation)\n",
                 rounds * runs);
+    if (busy_processes > 0) {
+        {
+            BusyProcesses busy(busy_processes);
+            measure(cases, rounds, true);
+        }
+        std::printf("\nwith %d other process%s busy on the cores (spinning), the same rounds:\n", busy_processes,
+                    busy_processes == 1 ? "" : "es");
+        std::printf("%-34s %-9s %11s %11s %7s %14s %14s\n", "pipeline", "peer", "Tessera ms", "peer ms", "ratio",
+                    "Tess slowdown", "peer slowdown");
+        for (const Case &c : cases) {
+            const double t = median(c.busy_tessera_ms), o = median(c.busy_other_ms);
+            std::printf("%-34s %-9s %11.3f %11.3f %7.2f %13.2fx %13.2fx\n", c.name.c_str(), c.peer.c_str(), t, o, t / o,
+                        t / median(c.tessera_ms), o / median(c.other_ms));
+        }
+        std::printf("(slowdown: the median with the busy processes over the quiet median of the same system)\n");
+    }
     // $TESSERA_BENCH_KEEP_CACHE keeps the compiled pipelines, so that a profiler run on
     // this benchmark can name their functions afterwards.
     if (std::getenv("TESSERA_BENCH_KEEP_CACHE")) {
