@@ -223,6 +223,13 @@ public:
 
     /** Whether an uninterpreted function stood for an operation (floats, intrinsics): a
      * difference found then may not be a real one. */
+    /** For each +, - and * of the code marked as index arithmetic (Add::no_overflow) that
+     * was encoded: that its exact value lies in the int32 range. Lowering computes such
+     * arithmetic as on integers and the code's correctness rests on it (docs/semantics.md
+     * §11: the IR interpreter checks it of every evaluated operation, select operands
+     * included); a run where it does not hold is outside what the pipeline promises,
+     * not a counterexample. */
+    const std::vector<z3::expr> &index_arithmetic_in_range() const { return in_range_; }
     bool used_uninterpreted() const { return uninterpreted_; }
     /** Whether float operations were among them (the IEEE terms may then decide). */
     bool floats_uninterpreted() const { return floats_uninterpreted_; }
@@ -380,11 +387,32 @@ private:
                     return uninterpreted(a->type().to_string() + " operator " + std::to_string(int(e->kind)), t,
                                          {encode(*a, env), encode(*b, env)});
                 }
-                return smt_.binary(e->kind, a->type(), encode(*a, env), encode(*b, env));
+                const z3::expr x = encode(*a, env), y = encode(*b, env), r = smt_.binary(e->kind, a->type(), x, y);
+                if (a->type().is_int() && marked_index_arithmetic(e)) note_in_range(e->kind, x, y, r);  // (only code is marked)
+                return r;
             }
             throw Unsupported("the expression " + brief(e) + " is not modelled yet");
         }
         }
+    }
+
+    static bool marked_index_arithmetic(const Expr &e) {
+        if (const Add *op = as<Add>(e)) return op->no_overflow;
+        if (const Sub *op = as<Sub>(e)) return op->no_overflow;
+        if (const Mul *op = as<Mul>(e)) return op->no_overflow;
+        return false;
+    }
+
+    /** Records that x op y = r (signed, of x's width) is exact and in the int32 range. */
+    void note_in_range(ExprKind op, const z3::expr &x, const z3::expr &y, const z3::expr &r) {
+        z3::expr exact = c_.bool_val(true);
+        if (op == ExprKind::Add) exact = z3::bvadd_no_overflow(x, y, true) && z3::bvadd_no_underflow(x, y);
+        if (op == ExprKind::Sub) exact = z3::bvsub_no_overflow(x, y) && z3::bvsub_no_underflow(x, y, true);
+        if (op == ExprKind::Mul) exact = z3::bvmul_no_overflow(x, y, true) && z3::bvmul_no_underflow(x, y);
+        const unsigned bits = r.get_sort().bv_size();
+        if (bits > 32)
+            exact = exact && z3::sge(r, c_.bv_val(int64_t(INT32_MIN), bits)) && z3::sle(r, c_.bv_val(int64_t(INT32_MAX), bits));
+        if (noted_.insert(exact.id()).second) in_range_.push_back(exact);
     }
 
     /** An int64 index term (its coefficients may mix widths: widened as they are). */
@@ -412,6 +440,8 @@ private:
     bool ieee_ = false;
     bool uninterpreted_ = false;
     bool floats_uninterpreted_ = false;
+    std::vector<z3::expr> in_range_;
+    std::set<unsigned> noted_;
 };
 
 /** A bit-vector numeral of the model as the value of integer type t (sign-extended for a
@@ -1608,6 +1638,29 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                     switch (solver.check()) {
                     case z3::unsat: break;
                     case z3::sat: {
+                        // A difference only where the code's index arithmetic leaves the int32
+                        // range is outside what the code promises: where the solver's model
+                        // has such arithmetic, the question is asked again with the hypotheses
+                        // that it stays in range (only then: on every query they made IEEE
+                        // questions reach the resource limit).
+                        bool in_range = false;
+                        {
+                            const z3::model first = solver.get_model();
+                            for (const z3::expr &h : enc.index_arithmetic_in_range())
+                                in_range = in_range || !first.eval(h, true).is_true();
+                        }
+                        if (in_range) {
+                            solver.push();
+                            for (const z3::expr &h : enc.index_arithmetic_in_range()) solver.add(h);
+                            const z3::check_result again = solver.check();
+                            if (again == z3::unsat) {
+                                solver.pop();
+                                break;
+                            }
+                            if (again != z3::sat)
+                                throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() +
+                                                  ") on whether a difference it found needs index arithmetic beyond the int32 range");
+                        }
                         const z3::model model = small_model(solver, enc.variables(), nest.parameters);
                         const std::string found =
                             reads_garbage ? what + " stores, for " + model_values(model, enc.variables()) +
@@ -1626,6 +1679,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                                       "(which may be a difference only in that model)");
                         refuted = found;
                         if (run) *run = model_parameters(model, enc.variables(), nest.parameters);
+                        if (in_range) solver.pop();
                         break;
                     }
                     default: throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() + ")");

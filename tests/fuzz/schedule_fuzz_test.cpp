@@ -541,6 +541,28 @@ TEST(ScheduleFuzz, ValidatorNeverRefutesAMatchingSchedule) {
     });
 }
 
+// Seeds of long validator runs whose value check refuted a right store: the solver's
+// counterexamples were runs where the code's index arithmetic leaves the int32 range (an
+// empty window at coordinate 2^30 whose producers' regions add two coordinates; a
+// mirror_image of a buffer more than 2^30 wide, whose 2 * extent wraps), which lowering
+// assumes does not happen (docs/semantics.md §11) and which the entry checks do not fully
+// exclude. A difference found only there is no counterexample (src/validate/ValueCheck.cpp,
+// index_arithmetic_in_range).
+TEST(ScheduleFuzz, ValidatorDoesNotRefuteRunsBeyondTheIndexRange) {
+    with_env("TESSERA_SCHEDULE_FUZZ_VALIDATE", "1", [] {
+        with_env("TESSERA_C_OPT", "-O0", [] {
+            for (uint64_t seed : {18100136ull, 20100038ull, 21100052ull}) {
+                Tally tally;
+                fuzz_one(seed, tally);
+                EXPECT_EQ(tally.failures, 0) << "seed " << seed;
+                EXPECT_EQ(tally.matched, 1) << "seed " << seed << " no longer compiles; choose another";
+                EXPECT_EQ(tally.validated[int(validator::Verdict::Refuted)], 0) << "seed " << seed;
+                EXPECT_GT(tally.validated[int(validator::Verdict::Proved)], 0) << "seed " << seed;
+            }
+        });
+    });
+}
+
 // Seed 7100007: a mirror_image boundary condition computed at the root, its coordinate
 // (x - 1) % 6 folded back. The value check's hypotheses encoded a piece's constraints on
 // 64 bits, where 6 times an existential local wrapped around: the solver found an instance
