@@ -1,7 +1,7 @@
 // The JIT's thread pool (src/codegen/Runtime.cpp, tessera_jit_parallel_for): every
 // iteration of a parallel loop runs once, whichever threads claim them; loops started
 // from several threads at once (the second runs serially in its thread) and loops run back
-// to back give the same results. And its heap blocks (tessera_jit_malloc), kept per thread
+// to back give the same results, thousands of short ones included. And its heap blocks (tessera_jit_malloc), kept per thread
 // for the next allocation of about their size: a block serves only an allocation it holds,
 // whichever thread freed it, and a thread's blocks go when it exits.
 
@@ -39,6 +39,25 @@ TEST(ThreadPool, EveryIterationRunsOnceBackToBack) {
         Buffer<int32_t> out = f.realize({7, h});
         for (int y = 0; y < h; y++)
             for (int x = 0; x < 7; x++) ASSERT_EQ(out(x, y), expected(x, y, 5)) << "run " << run << " at " << x << ", " << y;
+    }
+}
+
+TEST(ThreadPool, ManyShortLoopsInARow) {
+    // Thousands of loops of 1-20 iterations, one after the other: a worker that looked for
+    // work in one loop often claims its iteration in the next (the loop's description is
+    // read after the claim, src/codegen/Runtime.cpp), and must run the next loop's
+    // function on the next loop's closure.
+    Func f = strips("short", 11), g = strips("other", 23);
+    f.compile_jit();
+    g.compile_jit();
+    int failures = 0;
+    for (int run = 0; run < 3000 && failures == 0; run++) {
+        const int h = 2 * (1 + (run * 7) % 20);
+        const bool first = run % 3 != 0;
+        Buffer<int32_t> out = (first ? f : g).realize({5, h});
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < 5; x++) failures += out(x, y) != expected(x, y, first ? 11 : 23);
+        EXPECT_EQ(failures, 0) << "run " << run;
     }
 }
 
