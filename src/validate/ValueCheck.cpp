@@ -221,8 +221,6 @@ public:
         return point;
     }
 
-    /** Whether an uninterpreted function stood for an operation (floats, intrinsics): a
-     * difference found then may not be a real one. */
     /** For each +, - and * of the code marked as index arithmetic (Add::no_overflow) that
      * was encoded: that its exact value lies in the int32 range. Lowering computes such
      * arithmetic as on integers and the code's correctness rests on it (docs/semantics.md
@@ -230,6 +228,8 @@ public:
      * included); a run where it does not hold is outside what the pipeline promises,
      * not a counterexample. */
     const std::vector<z3::expr> &index_arithmetic_in_range() const { return in_range_; }
+    /** Whether an uninterpreted function stood for an operation (floats, intrinsics): a
+     * difference found then may not be a real one. */
     bool used_uninterpreted() const { return uninterpreted_; }
     /** Whether float operations were among them (the IEEE terms may then decide). */
     bool floats_uninterpreted() const { return floats_uninterpreted_; }
@@ -1643,13 +1643,13 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                         // has such arithmetic, the question is asked again with the hypotheses
                         // that it stays in range (only then: on every query they made IEEE
                         // questions reach the resource limit).
-                        bool in_range = false;
+                        bool beyond_range = false;
                         {
                             const z3::model first = solver.get_model();
                             for (const z3::expr &h : enc.index_arithmetic_in_range())
-                                in_range = in_range || !first.eval(h, true).is_true();
+                                beyond_range = beyond_range || !first.eval(h, true).is_true();
                         }
-                        if (in_range) {
+                        if (beyond_range) {
                             solver.push();
                             for (const z3::expr &h : enc.index_arithmetic_in_range()) solver.add(h);
                             const z3::check_result again = solver.check();
@@ -1679,7 +1679,7 @@ CheckResult check_values(IslContext &ctx, const LoweredPipeline &p, const LoopNe
                                                       "(which may be a difference only in that model)");
                         refuted = found;
                         if (run) *run = model_parameters(model, enc.variables(), nest.parameters);
-                        if (in_range) solver.pop();
+                        if (beyond_range) solver.pop();
                         break;
                     }
                     default: throw Unsupported("the solver's resource limit was reached (" + solver.reason_unknown() + ")");
