@@ -792,9 +792,12 @@ static void tessera_pool_run(void) {
     int64_t i;
     while ((i = tessera_pool_claim()) >= 0) {
         tessera_pool_loop *loop = &tessera_pool_current;
+        /* Read while the iteration is held, before `done` counts it: once the count is
+         * complete the caller may return and write the next loop's description. */
+        const int64_t n = loop->n;
         const int e = loop->fn(loop->closure, i);
         if (e != TESSERA_SUCCESS) __atomic_store_n(&loop->status, e, __ATOMIC_RELAXED);
-        if (__atomic_add_fetch(&loop->done, 1, __ATOMIC_ACQ_REL) == loop->n) {
+        if (__atomic_add_fetch(&loop->done, 1, __ATOMIC_ACQ_REL) == n) {
             /* The last one: nothing of the loop is read after this. */
             pthread_mutex_lock(&tessera_pool_mutex);
             pthread_cond_broadcast(&tessera_pool_done);
@@ -881,8 +884,8 @@ TESSERA_EXPORT int tessera_jit_parallel_for(int (*fn)(const void *, int64_t), co
     loop->fn = fn;
     loop->closure = closure;
     loop->n = n;
-    loop->done = 0;
-    loop->status = TESSERA_SUCCESS;
+    __atomic_store_n(&loop->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&loop->status, TESSERA_SUCCESS, __ATOMIC_RELAXED);
     __atomic_store_n(&tessera_pool_unclaimed, n, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&tessera_pool_wake);
     pthread_mutex_unlock(&tessera_pool_mutex);
