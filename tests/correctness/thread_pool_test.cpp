@@ -1,9 +1,10 @@
 // The JIT's thread pool (src/codegen/Runtime.cpp, tessera_jit_parallel_for): every
 // iteration of a parallel loop runs once, whichever threads claim them; loops started
 // from several threads at once (the second runs serially in its thread) and loops run back
-// to back give the same results, thousands of short ones included. And its heap blocks (tessera_jit_malloc), kept per thread
-// for the next allocation of about their size: a block serves only an allocation it holds,
-// whichever thread freed it, and a thread's blocks go when it exits.
+// to back, thousands of short ones included, give the same results. And its heap blocks
+// (tessera_jit_malloc), kept per thread for the next allocation of about their size: a
+// block serves only an allocation it holds, whichever thread freed it, and a thread's
+// blocks go when it exits.
 
 #include <gtest/gtest.h>
 

@@ -506,6 +506,10 @@ void with_env(const char *name, const char *value, F f) {
 //   int64(x + 3)), 3, 8), where f0's value may be any int32, was bounded by truncating the
 //   int64 endpoints int64(INT32_MIN) - (x + 3) and int64(INT32_MAX) - (x + 3), which wrap:
 //   the rows computed were [8, 8], the rows read [3, 8] (tests/unit/interval_test.cpp).
+// - 31100419 (any level): lowering's; a read at clamp(int32(select(c, int64(p1), 0)), -2,
+//   4) with p1 a Param<double> of 1e300 was bounded by truncating min(int64(p1), 0) and
+//   max(int64(p1), 0), but int64(1e300) is INT64_MAX, which truncates to -1: an index
+//   below the region computed (tests/unit/interval_test.cpp).
 // (10100680 and 15100740 broke the lowered code's contract only after the vectorizer, with
 // TESSERA_CHECK_INVARIANTS=1, a store alike in every lane left scalar; their results were
 // right: tests/unit/vectorize_loops_test.cpp checks that case.)

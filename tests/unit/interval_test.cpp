@@ -315,8 +315,8 @@ TEST(Interval, TruncatingAConvertedValueIsUnbounded) {
     // int32(select(c, int64(p), 0)) with p a Param<double>: int64(p) is a point, so the
     // select's int64 endpoints are min(int64(p), 0) and max(int64(p), 0); p = 1e300
     // converts to INT64_MAX, which truncates to -1, below the "upper bound" int32(max(..)).
-    // The same from a uint32 or an int64 value; int64 of an int32 coordinate keeps its
-    // bounds.
+    // The same from a float, a uint32 or a uint64 value; int64 of an int32 coordinate
+    // keeps its bounds.
     const Expr c = Variable::make(Bool(), "c");
     auto truncated_select = [&](const Expr &value) {
         return Cast::make(Int(32), Select::make(c, Cast::make(Int(64), value), IntImm::make(Int(64), 0)));
