@@ -48,6 +48,11 @@ struct ValidateOptions {
      * multiply-adds fused (docs/semantics.md). Compiling for such a target with
      * validate_on_compile sets it. */
     bool contract_floats = false;
+    /** The compiled code has the mins, extents and strides of Buffers it reads as constants
+     * (checked on entry), put in by lowering's last pass after the code the validator checks:
+     * every Buffer read, for the JIT; the embedded ones, ahead of time. The report says that
+     * it rests on that substitution. Compiling with validate_on_compile sets it. */
+    bool fixed_buffer_shapes = false;
 };
 
 namespace detail {

@@ -82,6 +82,10 @@ struct FunctionData {
     std::shared_ptr<const void> jit;
     std::string jit_target;
     uint64_t jit_epoch = 0;
+    /** The Buffers that pipeline reads, with the shapes it was compiled for (their mins,
+     * extents and strides are constants of its code): it is compiled again when one has
+     * changed (Buffer::set_min). */
+    std::vector<std::pair<std::shared_ptr<BufferData>, std::vector<BufferDim>>> jit_buffer_shapes;
     /** The extern Funcs that pipeline reads, and the regions (LoweredPipeline). */
     std::vector<ExternRegion> jit_extern_regions;
     /** Set by Func::validate_on_compile: the pipeline with this Func as output is validated

@@ -31,8 +31,10 @@ void require_defined(const ir::FunctionData &f, const char *what) {
 /** Whether code for `target` fuses float multiply-adds (its fp_contract feature). */
 bool contracts_floats(const Target *target) { return target && target->has_feature("fp_contract"); }
 
+/** Lowers the pipeline computing `f`: ahead of time with the caller's `args`, or for the
+ * JIT (`args` null, `jit`), whose code has the shapes of the Buffers it reads compiled in. */
 ir::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args,
-                               const Target *target = nullptr) {
+                               const Target *target = nullptr, bool jit = false) {
     f->frozen = true;
     if (f->extern_definition)
         throw CompileError("Func \"" + f->name + "\" is computed by the C function \"" +
@@ -47,6 +49,7 @@ ir::LoweredPipeline lower_with(const std::shared_ptr<ir::FunctionData> &f, const
     lower::LowerOptions options;
     if (args) options.arguments = *args;
     options.contract_floats = contracts_floats(target);
+    options.fixed_buffer_shapes = jit;
     return lower::lower(f, options);
 }
 
@@ -62,10 +65,18 @@ driver::CCompilerOptions c_compiler_for(const Target &target) {
     return o;
 }
 
+/** Whether two Buffers' dimensions have the same mins, extents and strides. */
+bool same_shape(const std::vector<ir::BufferDim> &a, const std::vector<ir::BufferDim> &b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); i++)
+        if (a[i].min != b[i].min || a[i].extent != b[i].extent || a[i].stride != b[i].stride) return false;
+    return true;
+}
+
 /** Finds an argument of a pipeline compiled before (by kind and name) among what the
  * pipeline computing `f` refers to now. */
-driver::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::FunctionData> &f) {
-    auto refs = std::make_shared<lang::References>(lang::pipeline_references(f));
+driver::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::FunctionData> &f,
+                                              const std::shared_ptr<const lang::References> &refs) {
     return [f, refs](ir::PipelineArgument &a) {
         switch (a.kind) {
         case ir::PipelineArgument::Kind::OutputBuffer: {
@@ -96,11 +107,20 @@ driver::JITModule::Resolver argument_resolver(const std::shared_ptr<ir::Function
  * deliberate miscompilation is switched on (src/lower/Mutation.h): the printed form does
  * not say how the pipeline was lowered then, so such a compilation neither uses the disk
  * cache's index nor writes to it (the compiled objects themselves are found by their C). */
-std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
+std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Target &target,
+                         const std::vector<std::shared_ptr<ir::BufferData>> &buffers) {
     if (lower::testing::active_mutation() != lower::testing::Mutation::None) return "";
     try {
         ir::check_unique_names(f);
-        return print_program(Func(f)) + "\n# target " + target.to_string() + "\n";
+        std::string key = print_program(Func(f)) + "\n# target " + target.to_string() + "\n";
+        // The shapes of the Buffers read are constants of the JIT's code.
+        for (const auto &b : buffers) {
+            key += "# buffer " + b->name + ":";
+            for (const ir::BufferDim &d : b->dims)
+                key += " " + std::to_string(d.min) + "," + std::to_string(d.extent) + "," + std::to_string(d.stride);
+            key += "\n";
+        }
+        return key;
     } catch (const Error &) {
         return "";
     }
@@ -108,10 +128,25 @@ std::string pipeline_key(const std::shared_ptr<ir::FunctionData> &f, const Targe
 
 detail::ValidationHook installed_validator = nullptr;
 
+/** Whether the code compiled for `args` (null: the JIT) has the shapes of some Buffers it
+ * reads put in as constants by lowering's last pass: every Buffer read for the JIT, those
+ * not listed (embedded) ahead of time. */
+bool buffer_shapes_substituted(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args) {
+    for (const auto &b : lang::pipeline_references(f).buffers) {
+        bool listed = false;
+        if (args)
+            for (const Argument &a : *args) listed = listed || a.buffer == b;
+        if (!listed) return true;
+    }
+    return false;
+}
+
 /** The translation validator's verdict on the pipeline computing f, when f asks for it
  * (Func::validate_on_compile): before any code is generated, and whatever the JIT's cache
- * holds, since a cached binary says nothing about the code being right. */
-void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f, const Target *target = nullptr) {
+ * holds, since a cached binary says nothing about the code being right. `args` are those
+ * of an ahead-of-time compilation, null for the JIT. */
+void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f, const std::vector<Argument> *args,
+                           const Target *target = nullptr) {
     if (!f->validate_on_compile) return;
     if (!installed_validator)
         throw CompileError("Func \"" + f->name +
@@ -120,6 +155,7 @@ void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f, const Tar
                            "library Tessera::validator (tessera_validator)");
     ValidateOptions options = *f->validate_on_compile;
     options.contract_floats = contracts_floats(target);  // the code compiled
+    options.fixed_buffer_shapes = buffer_shapes_substituted(f, args);
     installed_validator(Func(f), options);
 }
 
@@ -130,28 +166,33 @@ const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, 
     std::string t = target.to_string();
     if (const auto m = lower::testing::active_mutation(); m != lower::testing::Mutation::None)
         t += std::string(" mutated:") + lower::testing::mutation_info(m).name;
-    if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch()) {
+    bool reshaped = false;  // a Buffer read has another shape than the code was compiled for
+    for (const auto &[b, dims] : f->jit_buffer_shapes) reshaped = reshaped || !same_shape(b->dims, dims);
+    if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch() || reshaped) {
         // A pipeline compiled before (in any process) is found by its printed form in the
         // disk cache's index, without lowering it again (unless lowering's invariants are
         // being checked, which needs it lowered).
         f->frozen = true;  // as lowering would (no update may follow a compilation)
-        validate_if_requested(f, &target);
-        const std::string key = lower::invariant_checks_requested() ? std::string() : pipeline_key(f, target);
+        validate_if_requested(f, nullptr, &target);
+        auto refs = std::make_shared<lang::References>(lang::pipeline_references(f));
+        const std::string key = lower::invariant_checks_requested() ? std::string() : pipeline_key(f, target, refs->buffers);
         std::shared_ptr<driver::JITModule> m;
         if (key.empty()) {
-            const ir::LoweredPipeline lowered = lower_with(f, nullptr, &target);
+            const ir::LoweredPipeline lowered = lower_with(f, nullptr, &target, true);
             f->jit_extern_regions = lowered.extern_regions;
             m = std::make_shared<driver::JITModule>(lowered, c_compiler_for(target));
         } else {
             // A pipeline that reads an extern Func is not printed (no key), so this one has
             // no extern regions.
             f->jit_extern_regions.clear();
-            m = std::make_shared<driver::JITModule>(key, [&] { return lower_with(f, nullptr, &target); },
-                                                    argument_resolver(f), c_compiler_for(target));
+            m = std::make_shared<driver::JITModule>(key, [&] { return lower_with(f, nullptr, &target, true); },
+                                                    argument_resolver(f, refs), c_compiler_for(target));
         }
         f->jit = std::move(m);
         f->jit_target = t;
         f->jit_epoch = lang::schedule_epoch();
+        f->jit_buffer_shapes.clear();
+        for (const auto &b : refs->buffers) f->jit_buffer_shapes.emplace_back(b, b->dims);
     }
     return *std::static_pointer_cast<const driver::JITModule>(f->jit);
 }
@@ -255,28 +296,28 @@ std::vector<Argument> Func::infer_arguments() const {
 void Func::compile_to_c(const std::string &filename, const std::vector<Argument> &args,
                         const std::string &fn_name) const {
     require_defined(*data_, "compile");
-    validate_if_requested(data_);
+    validate_if_requested(data_, &args);
     driver::compile_to_c(lower_with(data_, &args), filename, codegen_options(fn_name));
 }
 
 void Func::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name) const {
     require_defined(*data_, "compile");
-    validate_if_requested(data_);
+    validate_if_requested(data_, &args);
     driver::compile_to_header(lower_with(data_, &args), filename, codegen_options(fn_name));
 }
 
 void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
                              const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
-    validate_if_requested(data_, &target);
+    validate_if_requested(data_, &args, &target);
     driver::compile_to_object(lower_with(data_, &args, &target), filename, c_compiler_for(target), codegen_options(fn_name));
 }
 
 void Func::compile_to_static_library(const std::string &filename_prefix, const std::vector<Argument> &args,
                                      const std::string &fn_name, const Target &target) const {
     require_defined(*data_, "compile");
-    validate_if_requested(data_, &target);
+    validate_if_requested(data_, &args, &target);
     ir::LoweredPipeline p = lower_with(data_, &args, &target);
     driver::compile_to_header(p, filename_prefix + ".h", codegen_options(fn_name));
     driver::compile_to_static_library(p, filename_prefix + ".a", c_compiler_for(target), codegen_options(fn_name));

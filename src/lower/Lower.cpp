@@ -138,6 +138,7 @@ LoweredPipeline lower(const std::shared_ptr<FunctionData> &output, const LowerOp
     s = run("common subexpressions", [&] { return common_subexpressions(s); });
     s = run("mark index arithmetic", [&] { return mark_index_arithmetic(s); });
     s = run("mark in-range conversions", [&] { return mark_in_range_conversions(s); });
+    s = run("specialize buffer shapes", [&] { return specialize_buffer_shapes(p.args, options.fixed_buffer_shapes, s); });
 
     p.body = s;
     if (check) verify_lowered(p, VerifyOptions{true, "the last pass"});

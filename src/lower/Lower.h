@@ -34,6 +34,9 @@ struct LowerOptions {
     /** Fuse float multiplies and adds into fused multiply-adds (src/lower/ContractFloats.h):
      * the target's fp_contract feature; off by default (docs/semantics.md). */
     bool contract_floats = false;
+    /** The JIT: the Buffers the pipeline reads are those it will run on, so their mins,
+     * extents and strides are compiled in as constants (src/lower/SpecializeBufferShapes.cpp). */
+    bool fixed_buffer_shapes = false;
 };
 
 /** Whether lowering checks its invariants in every pipeline (a debug build, or

@@ -156,6 +156,11 @@ std::vector<ir::PipelineArgument> order_arguments(const std::string &pipeline,
  * the constant 1 in the code). */
 ir::Stmt check_buffer_arguments(const std::vector<ir::PipelineArgument> &args, ir::Stmt s);
 
+/** The mins, extents and strides of the input Buffers whose shapes are known when the code
+ * is compiled become constants, checked on entry: embedded Buffers (dense), and with
+ * `fixed_buffer_shapes` (the JIT) every Buffer the pipeline reads. */
+ir::Stmt specialize_buffer_shapes(const std::vector<ir::PipelineArgument> &args, bool fixed_buffer_shapes, ir::Stmt s);
+
 /** Realize/Provide/Call on Funcs and images become Allocate/Store/Load on flat memory,
  * in each Func's storage order and with its storage folds. */
 ir::Stmt storage_flattening(const PipelinePlan &plan, ir::Stmt s);

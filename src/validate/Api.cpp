@@ -81,6 +81,12 @@ ValidationReport validate_pipeline(const std::shared_ptr<ir::FunctionData> &f, c
     const ir::LoweredPipeline code = checked(lowered);
     progress("validating " + name);
     ValidationReport r = validator::validate_lowered(code, structure, assumptions);
+    // Lowering's last pass puts the shapes of Buffers read in the compiled code as
+    // constants, after the code validated here (whose buffer strides stay variables: they
+    // say which dimension an index term is of).
+    if (options.fixed_buffer_shapes)
+        r.rests_on.push_back("the compiled code has the shapes of the Buffers it reads as constants, checked on entry, "
+                             "in place of the variables of the code validated (src/lower/SpecializeBufferShapes.cpp)");
     if (specification)
         r.rests_on.insert(r.rests_on.begin(), "checked against the specification Func \"" + specification->name +
                                                   "\" instead of the pipeline's own algorithm");

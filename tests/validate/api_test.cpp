@@ -90,15 +90,21 @@ TEST(ValidateApi, APipelineReadFromTextIsValidatedUnderItsName) {
 
 TEST(ValidateApi, CompilingValidatesAlsoOnAJitCacheHit) {
     int reports = 0;
+    std::string last;
     ValidateOptions options;
     options.on_report = [&](const ValidationReport &r) {
         reports++;
+        last = r.to_string();
         EXPECT_EQ(r.verdict, Verdict::Proved) << r.to_string();
     };
+    // The JIT's code has the shape of the Buffer it reads compiled in, after the code
+    // validated: the report says so.
+    const std::string constant_shapes = "the compiled code has the shapes of the Buffers it reads as constants";
     Func first = inlined_blur("api_cached", false);
     first.validate_on_compile(options);
     first.compile_jit();
     EXPECT_EQ(reports, 1);
+    EXPECT_THAT(last, HasSubstr(constant_shapes));
     first.compile_jit();  // the module this Func holds: nothing is compiled again
     EXPECT_EQ(reports, 1);
 
@@ -119,6 +125,7 @@ TEST(ValidateApi, CompilingValidatesAlsoOnAJitCacheHit) {
     EXPECT_EQ(reports, 3);
     third.compile_to_c(testing::TempDir() + "api_cached.c", {});
     EXPECT_EQ(reports, 4);
+    EXPECT_THAT(last, HasSubstr(constant_shapes)) << "the Buffer is embedded, its shape compiled in";
 }
 
 TEST(ValidateApi, RefutedCodeFailsTheCompilationWithTheCounterexample) {
@@ -388,7 +395,7 @@ TEST(ValidateApi, ThePerPassModeNamesThePassAfterWhichTheCodeIsRefuted) {
     const ValidationReport proved = validate(inlined_blur("api_passes", false), options);
     ASSERT_FALSE(proved.passes.empty());
     EXPECT_EQ(proved.passes.front().pass, "storage flattening");
-    EXPECT_EQ(proved.passes.back().pass, "mark in-range conversions");
+    EXPECT_EQ(proved.passes.back().pass, "specialize buffer shapes");
     EXPECT_EQ(proved.verdict, proved.passes.back().verdict) << "the last pass leaves the final code";
     EXPECT_EQ(proved.verdict, Verdict::Proved) << proved.to_string();
     EXPECT_EQ(proved.first_refuted_pass, "");
