@@ -393,11 +393,35 @@ int main(int argc, char **argv) {
                                                                cn, ch.data()));
                      },
                      [&] { return compare_outputs(ct, ch); }});
+    // conv_layer is FLOP-bound, in multiply-adds that Halide contracts: Tessera with them
+    // fused too (fp_contract), as for matmul above.
+    cases.push_back({"conv_layer f32 32x64x64x4 fp_contract", "Halide", double(cin.size() + cfilter.size() + ct.size()) * 4,
+                     2.0 * cc * cc * 9 * cw * chh * cn,
+                     [&] {
+                         return run_of(tessera_side::conv_layer(target + "-fp_contract", runs, cin.data(), cfilter.data(), cbias.data(),
+                                                                cc, cc, cw, chh, cn, ct.data()));
+                     },
+                     [&] {
+                         return run_of(halide_side::conv_layer(halide_target, runs, cin.data(), cfilter.data(), cbias.data(), cc, cc, cw, chh,
+                                                               cn, ch.data()));
+                     },
+                     [&] { return compare_outputs(ct, ch); }});
     cases.push_back({"depthwise_sep_conv f32 32x128x128", "Halide", double(din.size() + dt.size()) * 4,
                      (18.0 * dc + 2.0 * dc * dc) * dw * dh,
                      [&] {
                          return run_of(tessera_side::depthwise_separable_conv(tessera_target, runs, din.data(), ddw.data(), dpw.data(),
                                                                               dbias.data(), dc, dc, dw, dh, dt.data()));
+                     },
+                     [&] {
+                         return run_of(halide_side::depthwise_separable_conv(halide_target, runs, din.data(), ddw.data(), dpw.data(),
+                                                                             dbias.data(), dc, dc, dw, dh, dhl.data()));
+                     },
+                     [&] { return compare_outputs(dt, dhl); }});
+    cases.push_back({"depthwise_sep_conv f32 32x128x128 fp_contract", "Halide", double(din.size() + dt.size()) * 4,
+                     (18.0 * dc + 2.0 * dc * dc) * dw * dh,
+                     [&] {
+                         return run_of(tessera_side::depthwise_separable_conv(target + "-fp_contract", runs, din.data(), ddw.data(),
+                                                                              dpw.data(), dbias.data(), dc, dc, dw, dh, dt.data()));
                      },
                      [&] {
                          return run_of(halide_side::depthwise_separable_conv(halide_target, runs, din.data(), ddw.data(), dpw.data(),
@@ -418,14 +442,14 @@ int main(int argc, char **argv) {
 
     measure(cases, rounds, false);
 
-    std::printf("%-34s %-9s %11s %11s %7s %9s %6s %10s %10s  %s\n", "pipeline", "peer", "Tessera ms", "peer ms", "ratio",
+    std::printf("%-46s %-9s %11s %11s %7s %9s %6s %10s %10s  %s\n", "pipeline", "peer", "Tessera ms", "peer ms", "ratio",
                 "limit ms", "bound", "Tess cc ms", "peer cc ms", "outputs");
     for (const Case &c : cases) {
         const double t = median(c.tessera_ms), o = median(c.other_ms);
         const double memory_ms = 1e3 * c.bytes / bandwidth, compute_ms = 1e3 * c.flops / peak;
         char peer_cc[32] = "-";
         if (c.other_compile >= 0) std::snprintf(peer_cc, sizeof(peer_cc), "%.1f", c.other_compile);
-        std::printf("%-34s %-9s %11.3f %11.3f %7.2f %9.3f %6s %10.1f %10s  %s\n", c.name.c_str(), c.peer.c_str(), t, o, t / o,
+        std::printf("%-46s %-9s %11.3f %11.3f %7.2f %9.3f %6s %10.1f %10s  %s\n", c.name.c_str(), c.peer.c_str(), t, o, t / o,
                     std::max(memory_ms, compute_ms), memory_ms >= compute_ms ? "memory" : "FLOPs", c.tessera_compile, peer_cc,
                     c.outputs.c_str());
     }
@@ -440,11 +464,11 @@ int main(int argc, char **argv) {
         }
         std::printf("\nwith %d other process%s busy on the cores (spinning), the same rounds:\n", busy_processes,
                     busy_processes == 1 ? "" : "es");
-        std::printf("%-34s %-9s %11s %11s %7s %14s %14s\n", "pipeline", "peer", "Tessera ms", "peer ms", "ratio",
+        std::printf("%-46s %-9s %11s %11s %7s %14s %14s\n", "pipeline", "peer", "Tessera ms", "peer ms", "ratio",
                     "Tess slowdown", "peer slowdown");
         for (const Case &c : cases) {
             const double t = median(c.busy_tessera_ms), o = median(c.busy_other_ms);
-            std::printf("%-34s %-9s %11.3f %11.3f %7.2f %13.2fx %13.2fx\n", c.name.c_str(), c.peer.c_str(), t, o, t / o,
+            std::printf("%-46s %-9s %11.3f %11.3f %7.2f %13.2fx %13.2fx\n", c.name.c_str(), c.peer.c_str(), t, o, t / o,
                         t / median(c.tessera_ms), o / median(c.other_ms));
         }
         std::printf("(slowdown: the median with the busy processes over the quiet median of the same system)\n");
