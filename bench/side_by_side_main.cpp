@@ -49,6 +49,7 @@
         std::vector<double> run_ms;                                                                                \
     };                                                                                                             \
     Timing blur(const std::string &, int, uint16_t *, int, int, uint16_t *, int, int);                             \
+    Timing blur_unscheduled(const std::string &, int, float *, int, int, float *, int, int);                       \
     Timing unsharp(const std::string &, int, float *, int, int, float *);                                          \
     Timing matmul(const std::string &, int, float *, float *, int, float *);                                       \
     Timing matmul_packed(const std::string &, int, float *, float *, int, float *);                                \
@@ -299,6 +300,9 @@ int main(int argc, char **argv) {
     // blur: uint16 output (12-bit data), input with the 2-pixel apron.
     const std::vector<uint16_t> bin = filled<uint16_t>(size_t(w + 2) * (h + 2), [&] { return uint16_t(rng() & 0xfff); });
     std::vector<uint16_t> bt(size_t(w) * h), bh(size_t(w) * h);
+    // blur as first written, of floats.
+    const std::vector<float> fbin = filled<float>(size_t(w + 2) * (h + 2), unit);
+    std::vector<float> ft(size_t(w) * h), fh(size_t(w) * h);
     // unsharp and harris: float RGB.
     std::vector<float> rgb = filled<float>(size_t(w) * h * 3, unit);
     std::vector<float> ut(rgb.size()), uh(rgb.size()), ht(size_t(w) * h), hh(size_t(w) * h);
@@ -325,6 +329,10 @@ int main(int argc, char **argv) {
                      [&] { return run_of(tessera_side::blur(tessera_target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bt.data(), w, h)); },
                      [&] { return run_of(halide_side::blur(halide_target, runs, (uint16_t *)bin.data(), w + 2, h + 2, bh.data(), w, h)); },
                      [&] { return compare_outputs(bt, bh); }});
+    cases.push_back({"blur f32 2560x1536 unscheduled", "Halide", double(w + 2) * (h + 2) * 4 + px * 4, px * 6,
+                     [&] { return run_of(tessera_side::blur_unscheduled(tessera_target, runs, (float *)fbin.data(), w + 2, h + 2, ft.data(), w, h)); },
+                     [&] { return run_of(halide_side::blur_unscheduled(halide_target, runs, (float *)fbin.data(), w + 2, h + 2, fh.data(), w, h)); },
+                     [&] { return compare_outputs(ft, fh); }});
     cases.push_back({"unsharp f32 2560x1536x3", "Halide", px * 24, px * 31,
                      [&] { return run_of(tessera_side::unsharp(tessera_target, runs, rgb.data(), w, h, ut.data())); },
                      [&] { return run_of(halide_side::unsharp(halide_target, runs, rgb.data(), w, h, uh.data())); },

@@ -56,6 +56,21 @@ Timing blur(const std::string &target, int runs, uint16_t *in, int in_w, int in_
     return compile_and_run(blur_y, output, target, runs);
 }
 
+// The same blur of floats as a new user writes it first: blur_x computed at the root,
+// no other schedule (no vector, no thread): what the C compiler and LLVM make of scalar
+// loops.
+Timing blur_unscheduled(const std::string &target, int runs, float *in, int in_w, int in_h, float *out, int w, int h) {
+    using namespace lang;
+    Buffer<float> input(in, std::vector<int>{in_w, in_h});
+    Buffer<float> output(out, std::vector<int>{w, h});
+    Var x("x"), y("y");
+    Func blur_x("blur_x"), blur_y("blur_y");
+    blur_x(x, y) = (input(x, y) + input(x + 1, y) + input(x + 2, y)) / 3.0f;
+    blur_y(x, y) = (blur_x(x, y) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3.0f;
+    blur_x.compute_root();
+    return compile_and_run(blur_y, output, target, runs);
+}
+
 // Halide's apps/unsharp with its CPU schedule (8 float lanes).
 Timing unsharp(const std::string &target, int runs, float *in, int w, int h, float *out) {
     using namespace lang;

@@ -347,8 +347,13 @@ Lanes Emitter::emit_lanes(const Expr &e) {
     }
     case ExprKind::Cast: {
         const Cast *c = as<Cast>(e);
-        Lanes v = emit(c->value);
         const Type from = c->value.type().element_of();
+        // An int32 loop variable widened to 64 bits is its loop's 64-bit counter.
+        if (const Variable *lv = as<Variable>(c->value); lv && t == Int(64) && from == Int(32)) {
+            auto it = vars_.find(lv->name);
+            if (it != vars_.end() && !it->second.empty() && !it->second.back().counter.empty()) return {it->second.back().counter};
+        }
+        Lanes v = emit(c->value);
         if (from == t.element_of()) return v;
         // A conversion known to be in range is C's own (defined there).
         if (c->in_range) return per_lane(t, [&](int i) { return "(" + c_type_name(t.element_of()) + ")" + lane(v, i); });

@@ -84,6 +84,7 @@ std::string Emitter::outlined_body(const std::string &closure, const std::string
         } else {
             VarBinding b = c.var;
             b.ident = id;
+            b.counter.clear();  // a loop's counter stays in the loop's function
             vars_[c.ir_name].push_back(b);
         }
     }

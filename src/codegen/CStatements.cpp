@@ -198,7 +198,7 @@ void Emitter::emit_for(const For *f, const Stmt &self) {
         line("int " + status + " = TESSERA_SUCCESS;");
     }
     const IntImm *cmin = as<IntImm>(f->min), *cext = as<IntImm>(f->extent);
-    std::string header, first_line;
+    std::string header, first_line, second_line;
     enter_scope();
     if (t == Int(32) && cmin && cext && cext->value >= 0 && cmin->value + cext->value <= INT32_MAX) {
         // Constant bounds: the counter never overflows.
@@ -215,6 +215,16 @@ void Emitter::emit_for(const For *f, const Stmt &self) {
         header = "for (int64_t " + counter + " = " + mn + "; " + counter + " < " + end + "; " + counter + "++) {";
         const std::string x = declare_var(f->name, t);
         first_line = "const " + T + " " + x + " = (" + T + ")" + counter + ";" + name_comment(f->name, x);
+        // A pure loop's variable (a coordinate of a Func's region, not an RDom's) never
+        // leaves the int32 range (docs/semantics.md §11): widened, it is the counter
+        // (CExpressions.cpp), so that the indices computed from it are affine in the
+        // counter and the C compiler vectorizes the loops that read and write them; through
+        // the int32 truncation it could not. An RDom's variable wraps (§7.2) and stays
+        // the truncation.
+        if (t == Int(32) && f->loop && f->loop->pure) {
+            vars_[f->name].back().counter = counter;
+            second_line = "(void)" + x + ";";
+        }
     } else {
         // 64-bit loop variable: count iterations and wrap (min + i).
         const std::string counter = declare(issue(sanitize_identifier(f->name) + "_i"));
@@ -234,6 +244,7 @@ void Emitter::emit_for(const For *f, const Stmt &self) {
     indent_++;
     if (!threads) {
         if (!first_line.empty()) line(first_line);
+        if (!second_line.empty()) line(second_line);
         emit_stmt(f->body);
     } else {
         // The iteration's body is emitted apart, so that the pointers of the
@@ -243,6 +254,7 @@ void Emitter::emit_for(const For *f, const Stmt &self) {
         flush_temp();
         std::swap(outer, body_);
         if (!first_line.empty()) line(first_line);
+        if (!second_line.empty()) line(second_line);
         emit_stmt(f->body);
         flush_temp();
         std::swap(outer, body_);

@@ -104,6 +104,10 @@ struct VarBinding {
     std::string ident;  // a native vector, or a C array of `type.lanes` elements
     Type type;
     bool native = false;
+    /** A pure loop's int32 variable's 64-bit counter, in scope where the variable is: the
+     * same integer, since a coordinate never leaves the int32 range (docs/semantics.md
+     * §11). Empty otherwise. */
+    std::string counter = {};
 };
 
 struct BufBinding {

@@ -120,8 +120,19 @@ std::shared_ptr<const Provenance> prov(const std::string &f, int stage, std::vec
 }
 
 // A loop over dimension 0 of the output buffer `out`.
-Stmt loop_over_output(const std::string &out, const std::string &x, Stmt body) {
-    return For::make(x, var(out + ".min.0"), var(out + ".extent.0"), ForType::Serial, std::move(body));
+Stmt loop_over_output(const std::string &out, const std::string &x, Stmt body,
+                      std::shared_ptr<const LoopId> loop = nullptr) {
+    return For::make(x, var(out + ".min.0"), var(out + ".extent.0"), ForType::Serial, std::move(body), std::move(loop));
+}
+
+/** The identity of the loop over dimension x of Func `f`'s pure definition, as lowering
+ * gives it. */
+std::shared_ptr<const LoopId> pure_loop(const std::string &f) {
+    auto id = std::make_shared<LoopId>();
+    id->func = tessera::test::named_func(f);
+    id->dim = id->var = "x";
+    id->pure = true;
+    return id;
 }
 
 ir::LoweredPipeline pipeline(const std::string &name, std::vector<ir::PipelineArgument> args, Stmt body) {
@@ -142,7 +153,7 @@ tessera::driver::RuntimeBuffer buffer_of(std::vector<T> &v, int32_t min = 0) {
 
 // out(x) = in(x) / d (Euclidean), for x over the output buffer, after checking (as
 // lowering does) that the input covers the output window.
-ir::LoweredPipeline division_pipeline() {
+ir::LoweredPipeline division_pipeline(std::shared_ptr<const LoopId> loop = nullptr) {
     Expr x = var("out.s0.x");
     Stmt store = Store::make("out", Div::make(Load::make(Int(32), "in", offset_1d("in", x)), param_var("d", Int(32))),
                              offset_1d("out", x), prov("out", 0, {x}));
@@ -152,7 +163,7 @@ ir::LoweredPipeline division_pipeline() {
                                   {str("input \"in\" does not cover [" ), var("out.min.0"), str(", "), out_end,
                                    str(")")});
     return pipeline("divide", {input("in", Int(32)), param("d", Int(32)), output("out", Int(32))},
-                    Block::make(check, loop_over_output("out", "out.s0.x", store)));
+                    Block::make(check, loop_over_output("out", "out.s0.x", store, std::move(loop))));
 }
 
 int32_t euclid_div(int32_t a, int32_t b) {
@@ -190,6 +201,21 @@ TEST(CodegenC, RuntimeHeaderFileMatchesTheEmbeddedText) {
                           "tessera_runtime.h";
     ASSERT_TRUE(fs::exists(file)) << file;
     EXPECT_EQ(read_text(file.string()), cg::runtime_header_text());
+}
+
+TEST(CodegenC, APureLoopsVariableWidenedIsItsLoopsCounter) {
+    // The int32 loop variable is the truncation of a 64-bit counter. In a pure loop (a
+    // coordinate, which never leaves int32), widened again for an element offset it is
+    // the counter itself, so that the offset is affine in the counter and the C compiler
+    // can vectorize the loop; through the truncation it could not. A loop that may wrap
+    // (an RDom's, or one of unknown origin) keeps the truncation.
+    const std::string pure = cg::emit_c(division_pipeline(pure_loop("out")));
+    EXPECT_NE(pure.find("const int32_t out_s0_x = (int32_t)out_s0_x_i;"), std::string::npos) << pure;
+    EXPECT_EQ(pure.find("(int64_t)out_s0_x;"), std::string::npos) << pure;
+    EXPECT_EQ(pure.find("(int64_t)out_s0_x)"), std::string::npos) << pure;
+    EXPECT_NE(pure.find("out_s0_x_i;"), std::string::npos) << pure;
+    const std::string unknown = cg::emit_c(division_pipeline());
+    EXPECT_NE(unknown.find("(int64_t)out_s0_x"), std::string::npos) << unknown;
 }
 
 TEST(CodegenC, SanitizedIdentifiers) {
