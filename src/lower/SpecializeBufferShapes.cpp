@@ -37,11 +37,10 @@ using namespace ir;
 
 namespace {
 
-Expr str(const std::string &s) { return StringImm::make(s); }
-
-std::string list(const std::vector<int64_t> &v) {
+/** "[1, 2, 3]". */
+std::string list(const std::vector<Expr> &values) {
     std::string s = "[";
-    for (size_t i = 0; i < v.size(); i++) s += (i ? ", " : "") + std::to_string(v[i]);
+    for (size_t i = 0; i < values.size(); i++) s += (i ? ", " : "") + std::to_string(as<IntImm>(values[i])->value);
     return s + "]";
 }
 
@@ -54,38 +53,39 @@ Stmt specialize_buffer_shapes(const std::vector<PipelineArgument> &args, bool fi
     for (const PipelineArgument &a : args) {
         if (a.kind != PipelineArgument::Kind::InputBuffer) continue;
         const int position = inputs++;
-        if (!a.buffer || !(a.embedded || fixed_buffer_shapes) || int(a.buffer->dims.size()) != a.dimensions) continue;
-        Expr same;
-        std::vector<int64_t> mins, extents, strides;
-        std::vector<Expr> message{str(describe_input_buffer(a.name, a.buffer.get(), position) + " has the mins ")};
+        if (!a.buffer || !(a.embedded || fixed_buffer_shapes) || a.dimensions == 0 ||
+            int(a.buffer->dims.size()) != a.dimensions)
+            continue;
+        // Per field (mins, extents, strides): the code's variables and their values.
+        std::vector<Expr> vars[3], values[3];
         int64_t dense = 1;
         for (int d = 0; d < a.dimensions; d++) {
             const BufferDim &dim = a.buffer->dims[d];
+            vars[0].push_back(buffer_min(a.name, d));
+            vars[1].push_back(buffer_extent(a.name, d));
+            vars[2].push_back(buffer_stride(a.name, d));
+            values[0].push_back(IntImm::make(Int(32), dim.min));
+            values[1].push_back(IntImm::make(Int(32), dim.extent));
             // An embedded Buffer's contents are compiled in densely, whatever its strides.
-            const int64_t stride = a.embedded ? dense : dim.stride;
+            values[2].push_back(IntImm::make(Int(64), a.embedded ? dense : dim.stride));
             dense *= dim.extent;
-            mins.push_back(dim.min);
-            extents.push_back(dim.extent);
-            strides.push_back(stride);
-            const Expr mn = buffer_min(a.name, d), ex = buffer_extent(a.name, d), st = buffer_stride(a.name, d);
-            constants[a.name + ".min." + std::to_string(d)] = IntImm::make(Int(32), dim.min);
-            constants[a.name + ".extent." + std::to_string(d)] = IntImm::make(Int(32), dim.extent);
-            constants[a.name + ".stride." + std::to_string(d)] = IntImm::make(Int(64), stride);
-            for (const Expr &e : {EQ::make(mn, IntImm::make(Int(32), dim.min)), EQ::make(ex, IntImm::make(Int(32), dim.extent)),
-                                  EQ::make(st, IntImm::make(Int(64), stride))})
-                same = same.defined() ? And::make(same, e) : e;
         }
-        if (!same.defined()) continue;  // zero-dimensional: nothing to fix
-        for (int d = 0; d < a.dimensions; d++)
-            message.insert(message.end(), {str(d ? ", " : "["), buffer_min(a.name, d)});
-        message.push_back(str("], extents "));
-        for (int d = 0; d < a.dimensions; d++)
-            message.insert(message.end(), {str(d ? ", " : "["), buffer_extent(a.name, d)});
-        message.push_back(str("] and strides "));
-        for (int d = 0; d < a.dimensions; d++)
-            message.insert(message.end(), {str(d ? ", " : "["), buffer_stride(a.name, d)});
-        message.push_back(str("], but the pipeline was compiled for the mins " + list(mins) + ", extents " + list(extents) +
-                              " and strides " + list(strides) + " (the shape the Buffer had then); compile it again"));
+        Expr same;
+        std::vector<Expr> message{StringImm::make(describe_input_buffer(a.name, a.buffer.get(), position) + " has the")};
+        const char *field_names[3] = {" mins ", ", extents ", " and strides "};
+        for (int f = 0; f < 3; f++) {
+            message.push_back(StringImm::make(field_names[f]));
+            for (int d = 0; d < a.dimensions; d++) {
+                constants[as<Variable>(vars[f][d])->name] = values[f][d];
+                const Expr e = EQ::make(vars[f][d], values[f][d]);
+                same = same.defined() ? And::make(same, e) : e;
+                message.insert(message.end(), {StringImm::make(d ? ", " : "["), vars[f][d]});
+            }
+            message.push_back(StringImm::make("]"));
+        }
+        message.push_back(StringImm::make(", but the pipeline was compiled for the mins " + list(values[0]) + ", extents " +
+                                          list(values[1]) + " and strides " + list(values[2]) +
+                                          " (the shape the Buffer had then); compile it again"));
         checks.push_back(AssertStmt::make(same, message));
     }
     if (checks.empty()) return s;
