@@ -17,7 +17,6 @@ using namespace ir;
 
 namespace {
 
-Expr str(const std::string &s) { return StringImm::make(s); }
 
 /** Every image read (Buffers and ImageParams) and every Param, in order of first use. */
 class Inputs : public IRVisitor {
@@ -69,12 +68,12 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s, std::vector<ExternRegion
         Expr v = Variable::make_param(p);
         if (p->min_value.defined())
             startup.push_back(AssertStmt::make(GE::make(v, p->min_value),
-                                               {str("Param " + p->name + " is "), v, str(" but must be at least "),
-                                                p->min_value, str(" (set_range)")}));
+                                               {text("Param " + p->name + " is "), v, text(" but must be at least "),
+                                                p->min_value, text(" (set_range)")}));
         if (p->max_value.defined())
             startup.push_back(AssertStmt::make(LE::make(v, p->max_value),
-                                               {str("Param " + p->name + " is "), v, str(" but must be at most "),
-                                                p->max_value, str(" (set_range)")}));
+                                               {text("Param " + p->name + " is "), v, text(" but must be at most "),
+                                                p->max_value, text(" (set_range)")}));
     }
 
     // RDom extents: a negative extent is an error before any value is computed.
@@ -88,8 +87,8 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s, std::vector<ExternRegion
                 if (c && c->value >= 0) continue;
                 startup.push_back(AssertStmt::make(
                     GE::make(ex, IntImm::make(Int(32), 0)),
-                    {str("RDom " + d.rdom->name + " used in " + describe_definition(*p.func, int(st)) + " has extent "),
-                     ex, str(" in dimension " + dim.name + "; RDom extents must not be negative")}));
+                    {text("RDom " + d.rdom->name + " used in " + describe_definition(*p.func, int(st)) + " has extent "),
+                     ex, text(" in dimension " + dim.name + "; RDom extents must not be negative")}));
             }
         }
     }
@@ -114,11 +113,11 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s, std::vector<ExternRegion
                 const Expr last = Sub::make(Add::make(b.min, b.extent), one);
                 coverage.push_back(AssertStmt::make(
                     And::make(EQ::make(mn, b.min), EQ::make(mx, last)),
-                    {str("Output buffer \"" + f.name + "\" covers ["), mn, str(", "), mx,
-                     str("] in dimension " + std::to_string(i) + " (" + f.args[size_t(i)] + "), but Func \"" + f.name +
+                    {text("Output buffer \"" + f.name + "\" covers ["), mn, text(", "), mx,
+                     text("] in dimension " + std::to_string(i) + " (" + f.args[size_t(i)] + "), but Func \"" + f.name +
                          "\" is bound to ["),
-                     b.min, str(", "), last,
-                     str("] there, where its updates write through a reduction dimension: realize it over its bound "
+                     b.min, text(", "), last,
+                     text("] there, where its updates write through a reduction dimension: realize it over its bound "
                          "region")}));
                 break;
             }
@@ -139,11 +138,11 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s, std::vector<ExternRegion
             Expr mx = Sub::make(Add::make(mn, buffer_extent(out.name, i)), IntImm::make(Int(32), 1));
             Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
             coverage.push_back(AssertStmt::make(
-                ok, {str("Output buffer \"" + out.name + "\" is written at ["), lo, str(", "), hi,
-                     str("] in dimension " + std::to_string(i) + " (" + out.args[size_t(i)] +
+                ok, {text("Output buffer \"" + out.name + "\" is written at ["), lo, text(", "), hi,
+                     text("] in dimension " + std::to_string(i) + " (" + out.args[size_t(i)] +
                          "), but it covers only ["),
-                     mn, str(", "), mx,
-                     str("]: a RoundUp or ShiftInwards split of the output (TailStrategy::Auto is ShiftInwards on a "
+                     mn, text(", "), mx,
+                     text("]: a RoundUp or ShiftInwards split of the output (TailStrategy::Auto is ShiftInwards on a "
                          "pure definition, as in Halide) computes past the end of a window whose extent is not a "
                          "multiple of (or is smaller than) the split factor; use "
                          "TailStrategy::GuardWithIf, or realize a window that fits the split")}));
@@ -179,9 +178,9 @@ Stmt add_image_checks(const PipelinePlan &plan, Stmt s, std::vector<ExternRegion
             Expr mx = Sub::make(Add::make(mn, buffer_extent(img->name, i)), IntImm::make(Int(32), 1));
             Expr ok = Or::make(GT::make(lo, hi), And::make(LE::make(mn, lo), LE::make(hi, mx)));
             coverage.push_back(AssertStmt::make(
-                ok, {str(what + " is read at ["), lo, str(", "), hi,
-                     str("] in dimension " + std::to_string(i) + ", but it covers only ["), mn, str(", "), mx,
-                     str("]")}));
+                ok, {text(what + " is read at ["), lo, text(", "), hi,
+                     text("] in dimension " + std::to_string(i) + ", but it covers only ["), mn, text(", "), mx,
+                     text("]")}));
         }
     }
     if (!coverage.empty()) {

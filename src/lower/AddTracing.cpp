@@ -26,7 +26,6 @@ using namespace ir;
 
 namespace {
 
-Expr text(const std::string &s) { return StringImm::make(s); }
 
 /** trace(true, value, parts...). */
 Expr trace_call(const Expr &value, std::vector<Expr> parts) {

@@ -52,7 +52,6 @@ std::string dims_text(const FunctionData &f, int i) {
 }
 
 Expr one() { return IntImm::make(Int(32), 1); }
-Expr str(const std::string &s) { return StringImm::make(s); }
 
 /** Applies bound(), bound_extent() and align_bounds() to the required region of dimension
  * i; adds the checks that the result still covers what is required. */
@@ -66,9 +65,9 @@ Interval apply_bounds(const FunctionData &f, int i, Interval need, std::vector<S
             r = Interval{mn, Sub::make(Add::make(mn, b.extent), one())};
             Expr ok = Or::make(GT::make(need.min, need.max), And::make(LE::make(r.min, need.min), LE::make(need.max, r.max)));
             checks.push_back(AssertStmt::make(
-                ok, {str("Func \"" + f.name + "\" is bound to ["), r.min, str(", "), r.max,
-                     str("] in " + dims_text(f, i) + " (bound or bound_extent), but ["), need.min, str(", "),
-                     need.max, str("] of it is needed")}));
+                ok, {text("Func \"" + f.name + "\" is bound to ["), r.min, text(", "), r.max,
+                     text("] in " + dims_text(f, i) + " (bound or bound_extent), but ["), need.min, text(", "),
+                     need.max, text("] of it is needed")}));
         }
         if (b.modulus.defined()) {
             // min rounded down to remainder (mod modulus), extent rounded up to a multiple.

@@ -22,7 +22,6 @@ using namespace ir;
 namespace {
 
 Expr i64(const Expr &e) { return Cast::make(Int(64), e); }
-Expr str(const std::string &s) { return StringImm::make(s); }
 
 std::string describe(const PipelineArgument &a, int input_position) {
     if (a.kind == PipelineArgument::Kind::OutputBuffer) return "Output buffer \"" + a.name + "\"";
@@ -43,17 +42,17 @@ Stmt check_buffer_arguments(const std::vector<PipelineArgument> &args, Stmt s) {
         // min >= -2^30 && min <= 2^30 - extent, in int32 without wrapping (the runtime has
         // checked that extents are not negative); one check for all dimensions.
         Expr in_range;
-        std::vector<Expr> message{str(what + " has the coordinates ")};
+        std::vector<Expr> message{text(what + " has the coordinates ")};
         for (int d = 0; d < a.dimensions; d++) {
             const Expr mn = buffer_min(a.name, d), ex = buffer_extent(a.name, d);
             const Expr dim = And::make(GE::make(mn, IntImm::make(Int(32), -kLimit)),
                                        LE::make(mn, Sub::make(IntImm::make(Int(32), kLimit), ex)));
             in_range = in_range.defined() ? And::make(in_range, dim) : dim;
-            message.insert(message.end(), {str(d ? " x [" : "["), mn, str(", "),
-                                           Sub::make(Add::make(i64(mn), i64(ex)), IntImm::make(Int(64), 1)), str("]")});
+            message.insert(message.end(), {text(d ? " x [" : "["), mn, text(", "),
+                                           Sub::make(Add::make(i64(mn), i64(ex)), IntImm::make(Int(64), 1)), text("]")});
         }
         if (in_range.defined()) {
-            message.push_back(str(", outside [-1073741824, 1073741823] in some dimension: compiled pipelines compute "
+            message.push_back(text(", outside [-1073741824, 1073741823] in some dimension: compiled pipelines compute "
                                   "coordinates in 32 bits and support buffers whose coordinates lie within half of "
                                   "that range"));
             checks.push_back(AssertStmt::make(in_range, message));
@@ -63,8 +62,8 @@ Stmt check_buffer_arguments(const std::vector<PipelineArgument> &args, Stmt s) {
         ones[a.name + ".stride.0"] = IntImm::make(Int(64), 1);
         checks.push_back(AssertStmt::make(
             EQ::make(stride, IntImm::make(Int(64), 1)),
-            {str(what + " has stride "), stride,
-             str(" in dimension 0; compiled pipelines need dimension 0 of every buffer to be dense (stride 1)")}));
+            {text(what + " has stride "), stride,
+             text(" in dimension 0; compiled pipelines need dimension 0 of every buffer to be dense (stride 1)")}));
     }
     if (checks.empty()) return s;
     checks.push_back(ones.empty() ? s : substitute(ones, s));

@@ -51,9 +51,9 @@ protected:
                 if (uses_var(x, it->first)) x = Let::make(it->first, it->second, x);
             return x;
         };
-        std::vector<Expr> message = {StringImm::make("requirement failed:")};
+        std::vector<Expr> message = {text("requirement failed:")};
         for (size_t k = 2; k < c->args.size(); k++) {
-            message.push_back(StringImm::make(" "));
+            message.push_back(text(" "));
             message.push_back(as<StringImm>(c->args[k]) ? c->args[k] : within_lets(c->args[k]));
         }
         lifted_.push_back(AssertStmt::make(within_lets(c->args[0]), std::move(message)));

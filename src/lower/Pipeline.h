@@ -89,6 +89,9 @@ Expr saturate_to_int32(const Expr &e);
  * input buffers in the order of their first use (the order of its arguments) from 0. */
 std::string describe_input_buffer(const std::string &name, const ir::BufferData *buffer, int position);
 
+/** A piece of text in an assertion's message or a trace line. */
+inline Expr text(const std::string &s) { return ir::StringImm::make(s); }
+
 /** Buffer descriptor variables of a pipeline argument or allocation (src/ir/LoweredPipeline.h). */
 Expr buffer_min(const std::string &buffer, int dim);
 Expr buffer_extent(const std::string &buffer, int dim);
@@ -129,8 +132,6 @@ ir::Stmt bounds_inference(const PipelinePlan &plan, ir::Stmt s);
  * one iteration needs (explicit fold_storage, and automatically after sliding). */
 ir::Stmt sliding_window(PipelinePlan &plan, ir::Stmt s);
 
-/** Entry checks: parameter ranges, RDom extents, input buffers covering what is read, the
- * output buffer covering what is written. */
 /** The body of the first produce (`producer`) or consume node of `storage` in s; undefined
  * if there is none. */
 ir::Stmt realization_part(const ir::Stmt &s, const std::string &storage, bool producer);
@@ -138,6 +139,9 @@ ir::Stmt realization_part(const ir::Stmt &s, const std::string &storage, bool pr
 /** compute_with: the loop nests of Funcs computed with others fused
  * (src/lower/FuseComputeWith.cpp). */
 ir::Stmt fuse_compute_with(const PipelinePlan &plan, ir::Stmt s);
+
+/** Entry checks: parameter ranges, RDom extents, input buffers covering what is read, the
+ * output buffer covering what is written. */
 ir::Stmt add_image_checks(const PipelinePlan &plan, ir::Stmt s, std::vector<ir::ExternRegion> *extern_regions = nullptr);
 
 /** The arguments of the pipeline (src/ir/LoweredPipeline.h) in the default order: input

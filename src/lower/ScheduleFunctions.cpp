@@ -64,7 +64,7 @@ public:
         for (auto it = s.specializations.rbegin(); it != s.specializations.rend(); ++it) {
             if (!it->schedule) {
                 otherwise = AssertStmt::make(make_bool(false),
-                                             {StringImm::make("specialize_fail in " +
+                                             {text("specialize_fail in " +
                                                               describe_definition(*p_.func, stage_) + ": " +
                                                               it->failure_message)});
                 continue;

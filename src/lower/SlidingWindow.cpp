@@ -41,7 +41,6 @@ using testing::Mutation;
 namespace {
 
 Expr i32(int64_t v) { return IntImm::make(Int(32), v); }
-Expr str(const std::string &s) { return StringImm::make(s); }
 
 /** An expression at least a - b, for a and b the same function of different arguments:
  * min(x, c) - min(y, c) and max(x, c) - max(y, c) are at most max(x - y, 0) (a min or
@@ -154,10 +153,10 @@ private:
             const Expr mx = Variable::make(Int(32), loop_max(p_, 0, var));
             checks.push_back(AssertStmt::make(
                 Or::make(GT::make(mn, mx), LE::make(Add::make(Sub::make(mx, mn), i32(1)), extent)),
-                {str("Func \"" + f.name + "\" is folded to "), extent,
-                 str(" values of dimension " + std::to_string(i) + " (" + var +
+                {text("Func \"" + f.name + "\" is folded to "), extent,
+                 text(" values of dimension " + std::to_string(i) + " (" + var +
                      ") by fold_storage, but one iteration where it is computed needs ["),
-                 mn, str(", "), mx, str("]; give fold_storage a larger extent")}));
+                 mn, text(", "), mx, text("]; give fold_storage a larger extent")}));
         }
 
         // Sliding along one dimension, over this loop.
@@ -276,9 +275,9 @@ Stmt sliding_window(PipelinePlan &plan, Stmt s) {
             const Expr mx = Variable::make(Int(32), loop_max(p, 0, var));
             checks.push_back(AssertStmt::make(
                 Or::make(GT::make(mn, mx), LE::make(Add::make(Sub::make(mx, mn), i32(1)), extent)),
-                {str("Func \"" + f.name + "\" is folded to "), extent,
-                 str(" values of dimension " + var + " by fold_storage, but it is computed at the root over ["), mn,
-                 str(", "), mx, str("]; give fold_storage a larger extent")}));
+                {text("Func \"" + f.name + "\" is folded to "), extent,
+                 text(" values of dimension " + var + " by fold_storage, but it is computed at the root over ["), mn,
+                 text(", "), mx, text("]; give fold_storage a larger extent")}));
         }
         LeadingLets l = leading_lets(s);
         checks.push_back(l.rest);

@@ -71,19 +71,19 @@ Stmt specialize_buffer_shapes(const std::vector<PipelineArgument> &args, bool fi
             dense *= dim.extent;
         }
         Expr same;
-        std::vector<Expr> message{StringImm::make(describe_input_buffer(a.name, a.buffer.get(), position) + " has the")};
+        std::vector<Expr> message{text(describe_input_buffer(a.name, a.buffer.get(), position) + " has the")};
         const char *field_names[3] = {" mins ", ", extents ", " and strides "};
         for (int f = 0; f < 3; f++) {
-            message.push_back(StringImm::make(field_names[f]));
+            message.push_back(text(field_names[f]));
             for (int d = 0; d < a.dimensions; d++) {
                 constants[as<Variable>(vars[f][d])->name] = values[f][d];
                 const Expr e = EQ::make(vars[f][d], values[f][d]);
                 same = same.defined() ? And::make(same, e) : e;
-                message.insert(message.end(), {StringImm::make(d ? ", " : "["), vars[f][d]});
+                message.insert(message.end(), {text(d ? ", " : "["), vars[f][d]});
             }
-            message.push_back(StringImm::make("]"));
+            message.push_back(text("]"));
         }
-        message.push_back(StringImm::make(", but the pipeline was compiled for the mins " + list(values[0]) + ", extents " +
+        message.push_back(text(", but the pipeline was compiled for the mins " + list(values[0]) + ", extents " +
                                           list(values[1]) + " and strides " + list(values[2]) +
                                           " (the shape the Buffer had then); compile it again"));
         checks.push_back(AssertStmt::make(same, message));

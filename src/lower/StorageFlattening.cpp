@@ -192,12 +192,12 @@ Stmt bind_tuple_output_window(const FunctionData &out, Stmt s) {
             Expr same = And::make(EQ::make(buffer_min(other, i), buffer_min(first, i)),
                                   EQ::make(buffer_extent(other, i), buffer_extent(first, i)));
             checks.push_back(AssertStmt::make(
-                same, {StringImm::make("Output buffers \"" + first + "\" and \"" + other + "\" of Func \"" + out.name +
+                same, {text("Output buffers \"" + first + "\" and \"" + other + "\" of Func \"" + out.name +
                                        "\" (its values " + std::to_string(0) + " and " + std::to_string(k) +
                                        ") must cover one window, but dimension " + std::to_string(i) + " of the first is ["),
-                       buffer_min(first, i), StringImm::make(", +"), buffer_extent(first, i),
-                       StringImm::make(") and of the other ["), buffer_min(other, i), StringImm::make(", +"),
-                       buffer_extent(other, i), StringImm::make(")")}));
+                       buffer_min(first, i), text(", +"), buffer_extent(first, i),
+                       text(") and of the other ["), buffer_min(other, i), text(", +"),
+                       buffer_extent(other, i), text(")")}));
         }
     }
     checks.push_back(s);
