@@ -1,8 +1,21 @@
 // Index widening: the int32 coordinates inside the int64 element offsets of loads and
 // stores are widened operation by operation (int64(x + 8) becomes int64(x) + 8), so that
 // the C compiler sees accesses a constant distance apart.
+//
+// A coordinate is often a variable bound to coordinate arithmetic: an unrolled loop's copy
+// of its variable (`let x$2 = x.min + 1`), a split's `let x = xo * 8 + xi`. Widening stops
+// at such a variable, and int64(x$2) - int64(x.min) is then a difference the C compiler
+// cannot fold (the int32 sum might wrap). So a variable bound by a let to +, - and * by a
+// constant of variables and constants is widened as its value (int64(x.min) + 1), when
+// every variable of that value still means what it meant at the let (names may be bound
+// again inside: uniquify_names runs later). Only small values are substituted.
+
+#include <functional>
+#include <map>
+#include <vector>
 
 #include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
 #include "lower/Pipeline.h"
 
 namespace tessera::lower {
@@ -13,12 +26,45 @@ namespace {
 
 Expr i64(const Expr &e) { return e.type() == Int(64) ? e : Cast::make(Int(64), e); }
 
+/** The most nodes a let's value widened in place of its variable may have (with the lets
+ * it uses expanded in turn); larger values keep the variable. */
+constexpr int kMaxWidenedNodes = 24;
+
+/** An int32 expression of variables and constants under +, - and * by a constant: the
+ * arithmetic widen_coordinate pushes the widening through. */
+bool is_coordinate_arithmetic(const Expr &e) {
+    if (e.type() != Int(32)) return false;
+    if (as<IntImm>(e) || as<Variable>(e)) return true;
+    if (const Add *a = as<Add>(e)) return is_coordinate_arithmetic(a->a) && is_coordinate_arithmetic(a->b);
+    if (const Sub *d = as<Sub>(e)) return is_coordinate_arithmetic(d->a) && is_coordinate_arithmetic(d->b);
+    if (const Mul *m = as<Mul>(e)) return as<IntImm>(m->b) && is_coordinate_arithmetic(m->a);
+    return false;
+}
+
+/** The variables an expression reads. */
+struct VariablesOf : IRVisitor {
+    std::vector<std::string> names;
+    using IRVisitor::include;
+    void visit(const Variable *op) override { names.push_back(op->name); }
+};
+
+/** The number of nodes of a widened coordinate (+, -, *, casts, variables, constants),
+ * as a tree. */
+int node_count(const Expr &e) {
+    if (const Add *a = as<Add>(e)) return 1 + node_count(a->a) + node_count(a->b);
+    if (const Sub *d = as<Sub>(e)) return 1 + node_count(d->a) + node_count(d->b);
+    if (const Mul *m = as<Mul>(e)) return 1 + node_count(m->a) + node_count(m->b);
+    if (const Cast *c = as<Cast>(e)) return 1 + node_count(c->value);
+    return 1;
+}
+
 /** Rewrites the element offsets of loads and stores with widen_coordinate inside their
- * int64 casts. */
+ * int64 casts, widening let-bound coordinates as their values. */
 class WidenIndices : public IRMutator {
 protected:
     Expr visit(const Cast *op, const Expr &self) override {
-        if (op->type == Int(64) && op->value.type() == Int(32) && index_depth_ > 0) return widen_coordinate(mutate(op->value));
+        if (op->type == Int(64) && op->value.type() == Int(32) && index_depth_ > 0)
+            return widen_coordinate(mutate(op->value), [this](const Expr &v) { return widen_variable(v); });
         return IRMutator::visit(op, self);
     }
     Expr visit(const Load *op, const Expr &self) override {
@@ -26,6 +72,13 @@ protected:
         Expr index = mutate(op->index);
         index_depth_--;
         return index.same_as(op->index) ? self : Load::make(op->type, op->buffer, index);
+    }
+    Expr visit(const Let *op, const Expr &self) override {
+        Expr value = mutate(op->value);
+        bind(op->name, op->value);
+        Expr body = mutate(op->body);
+        unbind(op->name);
+        return value.same_as(op->value) && body.same_as(op->body) ? self : Let::make(op->name, value, body);
     }
     Stmt visit(const Store *op, const Stmt &self) override {
         Expr value = mutate(op->value);
@@ -35,24 +88,89 @@ protected:
         return value.same_as(op->value) && index.same_as(op->index) ? self
                                                                      : Store::make(op->buffer, value, index, op->provenance);
     }
+    Stmt visit(const LetStmt *op, const Stmt &self) override {
+        Expr value = mutate(op->value);
+        bind(op->name, op->value);
+        Stmt body = mutate(op->body);
+        unbind(op->name);
+        return value.same_as(op->value) && body.same_as(op->body) ? self : LetStmt::make(op->name, value, body);
+    }
+    Stmt visit(const For *op, const Stmt &self) override {
+        Expr mn = mutate(op->min), ext = mutate(op->extent);
+        bind(op->name, Expr());
+        Stmt body = mutate(op->body);
+        unbind(op->name);
+        if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;
+        return For::make(op->name, mn, ext, op->for_type, body, op->loop);
+    }
 
 private:
+    /** One binding of a name. For a let of coordinate arithmetic whose value widens to at
+     * most kMaxWidenedNodes nodes: that widened value, and the bindings its variables
+     * referred to at the let (undefined for other lets and for loops). */
+    struct Binding {
+        int id;
+        Expr widened;
+        std::vector<std::pair<std::string, int>> uses;
+    };
+
+    void bind(const std::string &name, const Expr &value) {
+        Binding b{++next_id_, Expr(), {}};
+        if (value.defined() && is_coordinate_arithmetic(value)) {
+            Expr wide = widen_coordinate(value, [this](const Expr &v) { return widen_variable(v); });
+            if (node_count(wide) <= kMaxWidenedNodes) {
+                VariablesOf vars;
+                vars.include(wide);
+                for (const std::string &v : vars.names) b.uses.emplace_back(v, current_id(v));
+                b.widened = wide;
+            }
+        }
+        scopes_[name].push_back(std::move(b));
+    }
+    void unbind(const std::string &name) {
+        auto it = scopes_.find(name);
+        it->second.pop_back();
+        if (it->second.empty()) scopes_.erase(it);
+    }
+    /** The id of the innermost binding of a name here (0: none, a parameter). */
+    int current_id(const std::string &name) const {
+        auto it = scopes_.find(name);
+        return it == scopes_.end() ? 0 : it->second.back().id;
+    }
+
+    /** An int32 variable in a widened index: its let's widened value if it has one whose
+     * variables still mean what they meant at the let; else int64(v). */
+    Expr widen_variable(const Expr &v) {
+        auto it = scopes_.find(as<Variable>(v)->name);
+        if (it == scopes_.end() || !it->second.back().widened.defined()) return i64(v);
+        const Binding &b = it->second.back();
+        for (const auto &[var, id] : b.uses)
+            if (current_id(var) != id) return i64(v);
+        return b.widened;
+    }
+
     int index_depth_ = 0;
+    int next_id_ = 0;
+    std::map<std::string, std::vector<Binding>> scopes_;
 };
 
 }  // namespace
 
 /** An int32 coordinate widened to int64 with the widening pushed through + and - and * by
- * a constant (not into min and max, which stay int32 for loop partitioning to see clamps): int64(x + 8) becomes int64(x) + 8, equal because coordinate
- * arithmetic does not overflow (the contract of index expressions). The C compiler then
- * sees that two accesses x and x + 8 are 8 elements apart, which it cannot know through an
- * int32 addition that might wrap; that lets it keep accumulators in registers. */
-Expr widen_coordinate(const Expr &e) {
+ * a constant (not into min and max, which stay int32 for loop partitioning to see clamps):
+ * int64(x + 8) becomes int64(x) + 8, equal because coordinate arithmetic does not overflow
+ * (the contract of index expressions). The C compiler then sees that two accesses x and
+ * x + 8 are 8 elements apart, which it cannot know through an int32 addition that might
+ * wrap; that lets it keep accumulators in registers. `variable` widens the int32 variables
+ * (null: int64(v)). */
+Expr widen_coordinate(const Expr &e, const std::function<Expr(const Expr &)> &variable) {
+    auto widen = [&](const Expr &x) { return widen_coordinate(x, variable); };
     if (e.type() != Int(32)) return i64(e);
     if (const IntImm *c = as<IntImm>(e)) return IntImm::make(Int(64), c->value);
-    if (const Add *a = as<Add>(e)) return Add::make(widen_coordinate(a->a), widen_coordinate(a->b));
-    if (const Sub *d = as<Sub>(e)) return Sub::make(widen_coordinate(d->a), widen_coordinate(d->b));
-    if (const Mul *m = as<Mul>(e); m && as<IntImm>(m->b)) return Mul::make(widen_coordinate(m->a), widen_coordinate(m->b));
+    if (as<Variable>(e) && variable) return variable(e);
+    if (const Add *a = as<Add>(e)) return Add::make(widen(a->a), widen(a->b));
+    if (const Sub *d = as<Sub>(e)) return Sub::make(widen(d->a), widen(d->b));
+    if (const Mul *m = as<Mul>(e); m && as<IntImm>(m->b)) return Mul::make(widen(m->a), widen(m->b));
     return i64(e);
 }
 

@@ -315,6 +315,7 @@ private:
 
 struct Tally {
     int matched = 0, rejected = 0, failures = 0;
+    int beyond_index_range = 0;  // matched, but the prophecy check found coordinates beyond int32
     int validated[3] = {0, 0, 0};  // validator checks answered Proved, Refuted, Unknown
     int values_proved = 0;         // of which the value check proved
 };
@@ -434,7 +435,13 @@ void fuzz_one(uint64_t seed, Tally &tally) {
     }
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_PROPHECY")) {
         const std::string prophecy = prophecy_check(p.output, p.mins, p.extents, 20000000);
-        if (!prophecy.empty() && prophecy != "skipped") {
+        // A float Param of 1e20 converted to int32 and used in an index is a coordinate
+        // beyond the range lowering assumes (docs/semantics.md §11): its marked arithmetic
+        // may wrap, and the interpreter rightly says so. Outside the guarantee, not a failure.
+        const bool beyond = p.features.count("param_beyond_coordinates") &&
+                            prophecy.find("marked as staying in the int32 range") != std::string::npos;
+        if (beyond) tally.beyond_index_range++;
+        if (!prophecy.empty() && prophecy != "skipped" && !beyond) {
             report("the compiled window matches, but the IR interpreter with the prophecy check fails: " + prophecy);
             return;
         }
@@ -450,8 +457,8 @@ void run_shard(int shard) {
     const uint64_t count = env_u64("TESSERA_SCHEDULE_FUZZ_SCHEDULES", 170);
     Tally tally;
     for (uint64_t i = 0; i < count && tally.failures < 5; i++) fuzz_one(base + uint64_t(shard) * 1000003 + i, tally);
-    std::printf("[ schedule fuzz ] shard %d: %d schedules matched, %d rejected as illegal, %d failed\n", shard,
-                tally.matched, tally.rejected, tally.failures);
+    std::printf("[ schedule fuzz ] shard %d: %d schedules matched (%d with a Param beyond the index range), %d rejected as "
+                "illegal, %d failed\n", shard, tally.matched, tally.beyond_index_range, tally.rejected, tally.failures);
 #ifdef TESSERA_HAVE_VALIDATOR
     if (std::getenv("TESSERA_SCHEDULE_FUZZ_VALIDATE"))
         std::printf("[ schedule fuzz ] shard %d: validator checks (coverage, races, bounds, values) %d proved (values: %d), "
@@ -524,6 +531,24 @@ TEST(ScheduleFuzz, SeedsThatFailedInLongRuns) {
                 EXPECT_EQ(tally.matched, 1) << "seed " << seed << " no longer compiles; choose another";
             });
         }
+    });
+}
+
+// Seed 743000148 stores at f0(x, clamp(r0.x + 3 + int32(p0) - ..., -3, -2)) with p0 a
+// Param<float> of 1e20, whose conversion is INT32_MAX: the compiled window matches, and
+// the IR interpreter finds the marked sum past the int32 range, which docs/semantics.md
+// §11 places outside the guarantee (a parameter used as a coordinate with a huge value).
+// The fuzzer counts it apart instead of failing on it; any other prophecy failure of the
+// same program would still fail.
+TEST(ScheduleFuzz, AParamBeyondTheIndexRangeIsOutsideTheGuarantee) {
+    with_env("TESSERA_SCHEDULE_FUZZ_PROPHECY", "1", [] {
+        with_env("TESSERA_C_OPT", "-O0", [] {
+            Tally tally;
+            fuzz_one(743000148ull, tally);
+            EXPECT_EQ(tally.failures, 0);
+            EXPECT_EQ(tally.matched, 1) << "seed 743000148 no longer compiles; choose another";
+            EXPECT_EQ(tally.beyond_index_range, 1) << "seed 743000148 no longer reaches past the index range";
+        });
     });
 }
 

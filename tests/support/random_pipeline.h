@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -196,6 +197,7 @@ private:
             p.name = "p" + std::to_string(i);
             int kind = rng_.irange(0, 4);
             std::string decl;
+            bool beyond_coordinates = false;
             if (kind <= 1) {
                 Param<int32_t> q(p.name);
                 int v = rng_.irange(0, 5);
@@ -212,6 +214,7 @@ private:
             } else if (kind == 2) {
                 static const float vals[] = {0.5f, -1.25f, 3.0f, -0.0f, 1e20f, 7.75f};
                 float v = vals[rng_.irange(0, 5)];
+                beyond_coordinates = std::fabs(v) >= 1073741824.0f;
                 Param<float> q(p.name, v);
                 p.e = q;
                 p.t = Float(32);
@@ -225,6 +228,7 @@ private:
             } else {
                 static const double vals[] = {0.1, -2.5, 1e300, 6.0};
                 double v = vals[rng_.irange(0, 3)];
+                beyond_coordinates = std::fabs(v) >= 1073741824.0;
                 Param<double> q(p.name, v);
                 p.e = q;
                 p.t = Float(64);
@@ -233,6 +237,9 @@ private:
             line(decl);
             params_.push_back(p);
             feature("param:" + p.t.to_string());
+            // 1e20 and 1e300 convert to int32 as its limits: in an index such a Param is a
+            // coordinate beyond the range lowering assumes (docs/semantics.md §11).
+            if (beyond_coordinates) feature("param_beyond_coordinates");
         }
     }
 
