@@ -2,6 +2,7 @@
 // The state shared by the lowering passes: which Funcs are computed, where, and their
 // definitions after wrappers and inlining.
 
+#include <functional>
 #include <map>
 #include <set>
 #include <memory>
@@ -193,8 +194,8 @@ ir::Stmt fuse_small_loop_nests(ir::Stmt s);
 ir::Stmt unroll_loops(ir::Stmt s);
 
 /** An int32 coordinate as an int64, with the widening pushed through +, - and * by a
- * constant (src/lower/WidenIndices.cpp). */
-Expr widen_coordinate(const Expr &e);
+ * constant; `variable`, if given, widens its int32 variables (src/lower/WidenIndices.cpp). */
+Expr widen_coordinate(const Expr &e, const std::function<Expr(const Expr &)> &variable = nullptr);
 
 /** Element offsets: int64(x + 8) as int64(x) + 8 (coordinates do not overflow), so the C
  * compiler sees accesses a constant distance apart (src/lower/WidenIndices.cpp). */

@@ -2,16 +2,18 @@
 // stores are widened operation by operation (int64(x + 8) becomes int64(x) + 8), so that
 // the C compiler sees accesses a constant distance apart.
 //
-// A coordinate is often a variable bound to coordinate arithmetic: an unrolled loop's copy
-// of its variable (`let x$2 = x.min + 1`), a split's `let x = xo * 8 + xi`. Widening stops
-// at such a variable, and int64(x$2) - int64(x.min) is then a difference the C compiler
-// cannot fold (the int32 sum might wrap). So a variable bound by a let to +, - and * by a
-// constant of variables and constants is widened as its value (int64(x.min) + 1), when
-// every variable of that value still means what it meant at the let (names may be bound
-// again inside: uniquify_names runs later). Only small values are substituted.
+// A coordinate is often a variable bound to another plus a constant: an unrolled loop's
+// copies of its variable (`let x$2 = x.min + 1`). Widening stops at such a variable, and
+// int64(x$2) - int64(x.min) is then a difference the C compiler cannot fold (the int32 sum
+// might wrap): a tile computed in registers by unrolled copies is stored to memory and
+// loaded back by the next stage, whose indices it cannot match to the stored ones. So such
+// a variable is widened as its value, int64(x.min) + 1, when every variable of that value
+// still means what it meant at the let (a name may be bound again inside: uniquify_names
+// runs later), and the value is small.
 
 #include <functional>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include "ir/IRMutator.h"
@@ -28,34 +30,43 @@ Expr i64(const Expr &e) { return e.type() == Int(64) ? e : Cast::make(Int(64), e
 
 /** The most nodes a let's value widened in place of its variable may have (with the lets
  * it uses expanded in turn); larger values keep the variable. */
-constexpr int kMaxWidenedNodes = 24;
+constexpr int kMaxWidenedNodes = 32;
 
-/** An int32 expression of variables and constants under +, - and * by a constant: the
- * arithmetic widen_coordinate pushes the widening through. */
-bool is_coordinate_arithmetic(const Expr &e) {
-    if (e.type() != Int(32)) return false;
-    if (as<IntImm>(e) || as<Variable>(e)) return true;
-    if (const Add *a = as<Add>(e)) return is_coordinate_arithmetic(a->a) && is_coordinate_arithmetic(a->b);
-    if (const Sub *d = as<Sub>(e)) return is_coordinate_arithmetic(d->a) && is_coordinate_arithmetic(d->b);
-    if (const Mul *m = as<Mul>(e)) return as<IntImm>(m->b) && is_coordinate_arithmetic(m->a);
-    return false;
-}
-
-/** The variables an expression reads. */
-struct VariablesOf : IRVisitor {
-    std::vector<std::string> names;
+/** The nodes of an expression, the variables it reads, and whether it reads memory. */
+struct Contents : IRVisitor {
+    int nodes = 0;
+    bool reads_memory = false;
+    std::vector<std::string> variables;
     using IRVisitor::include;
-    void visit(const Variable *op) override { names.push_back(op->name); }
+
+protected:
+    template <typename N>
+    void count(const N *op) {
+        nodes++;
+        if constexpr (std::is_same_v<N, Load> || std::is_same_v<N, Call>) reads_memory = true;
+        if constexpr (std::is_same_v<N, Variable>) variables.push_back(op->name);
+        IRVisitor::visit(op);
+    }
+#define TESSERA_COUNT_NODE(N) \
+    void visit(const N *op) override { count(op); }
+    TESSERA_FOR_EACH_EXPR(TESSERA_COUNT_NODE)
+#undef TESSERA_COUNT_NODE
 };
 
-/** The number of nodes of a widened coordinate (+, -, *, casts, variables, constants),
- * as a tree. */
-int node_count(const Expr &e) {
-    if (const Add *a = as<Add>(e)) return 1 + node_count(a->a) + node_count(a->b);
-    if (const Sub *d = as<Sub>(e)) return 1 + node_count(d->a) + node_count(d->b);
-    if (const Mul *m = as<Mul>(e)) return 1 + node_count(m->a) + node_count(m->b);
-    if (const Cast *c = as<Cast>(e)) return 1 + node_count(c->value);
-    return 1;
+/** Whether a let's value may stand for its variable in a widened index: a coordinate a
+ * constant away from another one (e + 3, e - 1, as an unrolled loop's copies of its
+ * variable are), reading no memory (a load repeated at the use could read a value stored
+ * since). Lets of other arithmetic keep their variable: a loop that starts at the variable
+ * counts from it, and the C compiler sees an index relative to that start only if the
+ * index uses the same variable. */
+bool substitutable(const Expr &value) {
+    if (value.type() != Int(32)) return false;
+    const Add *add = as<Add>(value);
+    const Sub *sub = as<Sub>(value);
+    if (!(add && (as<IntImm>(add->a) || as<IntImm>(add->b))) && !(sub && as<IntImm>(sub->b))) return false;
+    Contents c;
+    c.include(value);
+    return !c.reads_memory;
 }
 
 /** Rewrites the element offsets of loads and stores with widen_coordinate inside their
@@ -105,8 +116,8 @@ protected:
     }
 
 private:
-    /** One binding of a name. For a let of coordinate arithmetic whose value widens to at
-     * most kMaxWidenedNodes nodes: that widened value, and the bindings its variables
+    /** One binding of a name. For a substitutable let whose value widens to at most
+     * kMaxWidenedNodes nodes: that widened value, and the bindings its variables
      * referred to at the let (undefined for other lets and for loops). */
     struct Binding {
         int id;
@@ -116,12 +127,12 @@ private:
 
     void bind(const std::string &name, const Expr &value) {
         Binding b{++next_id_, Expr(), {}};
-        if (value.defined() && is_coordinate_arithmetic(value)) {
+        if (value.defined() && substitutable(value)) {
             Expr wide = widen_coordinate(value, [this](const Expr &v) { return widen_variable(v); });
-            if (node_count(wide) <= kMaxWidenedNodes) {
-                VariablesOf vars;
-                vars.include(wide);
-                for (const std::string &v : vars.names) b.uses.emplace_back(v, current_id(v));
+            Contents c;
+            c.include(wide);
+            if (c.nodes <= kMaxWidenedNodes) {
+                for (const std::string &v : c.variables) b.uses.emplace_back(v, current_id(v));
                 b.widened = wide;
             }
         }
