@@ -74,4 +74,27 @@ TEST(WidenIndices, ALetWhoseVariableIsBoundAgainKeepsItsVariable) {
     EXPECT_EQ(widened_index(s), to_string(analysis::simplify(Sub::make(i64(var("x$2")), i64(var("x"))))));
 }
 
+/** let x$2 = x.min + 1; allocate tile[n] { tile[int64(x$2) - int64(x.min)] = 0 }: the index
+ * of the store after widening and simplification. */
+std::string index_into_allocation_of(int n) {
+    Stmt s = LetStmt::make(
+        "x$2", Add::make(var("x.min"), i32(1)),
+        Allocate::make("tile", Float(32), {i32(n)},
+                       Store::make("tile", FloatImm::make(Float(32), 0.0), Sub::make(i64(var("x$2")), i64(var("x.min"))),
+                                   nullptr)));
+    Stmt t = analysis::simplify(lower::widen_indices(s));
+    while (const LetStmt *l = as<LetStmt>(t)) t = l->body;
+    const Allocate *a = as<Allocate>(t);
+    const Store *st = a ? as<Store>(a->body) : nullptr;
+    return st ? to_string(st->index) : "no store: " + to_string(t);
+}
+
+TEST(WidenIndices, OnlyARegisterTilesIndicesAreWidenedThroughLets) {
+    // 128 floats (8 vectors of 16) are a register tile; 384 (a matmul's 24 accumulators) are
+    // not: the C compiler spills such a tile inside its loop when it sees every index.
+    EXPECT_EQ(index_into_allocation_of(128), "int64(1)");
+    EXPECT_NE(index_into_allocation_of(384), "int64(1)");
+    EXPECT_NE(index_into_allocation_of(384).find("x$2"), std::string::npos) << index_into_allocation_of(384);
+}
+
 }  // namespace
