@@ -630,7 +630,11 @@ private:
             if (ex < 0)
                 fail("loop \"" + f->name + "\" has the negative extent " + std::to_string(ex) +
                      " (extents must be checked before the loop nest runs)");
-            if (ex > 0 && mn > t.max_int() - (ex - 1))
+            // A reduction loop's variable wraps past the end of its type, as an RDom's values
+            // do (docs/semantics.md §7.2) and as the compiled loop computes them; a pure
+            // loop's, a coordinate, never leaves it (§11), so one that would is lowering's bug.
+            const bool wraps = f->loop && !f->loop->pure && t.is_int() && t.bits < 64;
+            if (!wraps && ex > 0 && mn > t.max_int() - (ex - 1))
                 fail("loop \"" + f->name + "\" from " + std::to_string(mn) + " with extent " + std::to_string(ex) +
                      " overflows its type " + t.to_string());
             Stack &st = stack_of(f->name);
@@ -639,7 +643,7 @@ private:
             const bool reverse = options_.reverse_parallel && f->for_type == ForType::Parallel;
             for (int64_t k = 0; k < ex; k++) {
                 const int64_t i = reverse ? ex - 1 - k : k;
-                st[slot].s = make_int(mn + i);
+                st[slot].s = make_int(wraps ? ir::wrap_int(t.bits, mn + i) : mn + i);
                 exec(f->body);
             }
             st.pop_back();
