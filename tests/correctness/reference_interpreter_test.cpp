@@ -20,6 +20,8 @@
 
 #include <tessera/tessera.h>
 
+#include "support/differential.h"
+
 using namespace tessera;
 
 namespace {
@@ -853,7 +855,8 @@ TEST(ReferenceInterpreter, OnlyNeededPointsAreReadButEverySelectOperandIs) {
 
 // ---------------------------------------------------------------------------------------
 // RDom values near the ends of int32 (docs/semantics.md §7.2: r takes the values min + t,
-// t = 0 .. extent - 1, computed in int32 with wrap-around).
+// t = 0 .. extent - 1, computed in int32 with wrap-around). The reference, the compiled
+// code and the IR interpreter (whose reduction loop wraps as the RDom does) agree.
 
 TEST(ReferenceInterpreter, RDomRangeWrappingPastInt32Max) {
     Var x("x");
@@ -868,6 +871,9 @@ TEST(ReferenceInterpreter, RDomRangeWrappingPastInt32Max) {
         want = want * 3 + rv;
     }
     EXPECT_EQ(out(0), want);
+    Buffer<int64_t> reference = f.realize_reference({1});
+    EXPECT_EQ(reference(0), want);
+    EXPECT_EQ(tessera::testing::differential::prophecy_check(f, {0}, {1}), "");
 }
 
 // ---------------------------------------------------------------------------------------
