@@ -29,7 +29,12 @@ public:
     /** The instruction-set flags for the C compiler ("-march=native" for the host). */
     std::string c_flags() const;
 
-    bool operator==(const Target &o) const { return to_string() == o.to_string(); }
+    /** The same target string, compared without building it (realize compares the target
+     * it is given with the one its code was compiled for at every call). */
+    bool operator==(const Target &o) const {
+        return host_ == o.host_ && features_ == o.features_ &&
+               (host_ || (arch_ == o.arch_ && bits_ == o.bits_ && os_ == o.os_));
+    }
 
 private:
     bool host_ = true;

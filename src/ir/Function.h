@@ -13,6 +13,7 @@
 #include "tessera/Buffer.h"
 #include "tessera/Param.h"
 #include "tessera/RDom.h"
+#include "tessera/Target.h"
 #include "tessera/ValidateOptions.h"
 
 namespace tessera::ir {
@@ -75,12 +76,14 @@ struct FunctionData {
     bool frozen = false;
     /** Where this Func is computed and stored, and its storage layout. */
     FuncSchedule schedule;
-    /** The pipeline with this Func as output, compiled for `jit_target` (Func::compile_jit);
-     * realize reuses it while no schedule has changed since (`jit_epoch`). It is the
-     * driver's JITModule (src/driver/JIT.h), held without its type so that the IR does not
-     * depend on the driver. */
+    /** The pipeline with this Func as output, compiled for `jit_target` with the lowering
+     * mutant `jit_mutation` on (0: none; src/lower/Mutation.h) (Func::compile_jit); realize
+     * reuses it while no schedule has changed since (`jit_epoch`). It is the driver's
+     * JITModule (src/driver/JIT.h), held without its type so that the IR does not depend on
+     * the driver. */
     std::shared_ptr<const void> jit;
-    std::string jit_target;
+    Target jit_target;
+    int jit_mutation = 0;
     uint64_t jit_epoch = 0;
     /** The Buffers that pipeline reads, with the shapes it was compiled for (their mins,
      * extents and strides are constants of its code): it is compiled again when one has

@@ -161,14 +161,13 @@ void validate_if_requested(const std::shared_ptr<ir::FunctionData> &f, const std
 
 const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, const Target &target) {
     // A pipeline compiled with a mutant on is another pipeline than the one compiled
-    // without (src/lower/Mutation.h): the mutant's name is part of what the Func's compiled
-    // module is kept for.
-    std::string t = target.to_string();
-    if (const auto m = lower::testing::active_mutation(); m != lower::testing::Mutation::None)
-        t += std::string(" mutated:") + lower::testing::mutation_info(m).name;
+    // without (src/lower/Mutation.h): the mutant is part of what the Func's compiled module
+    // is kept for.
+    const int mutation = int(lower::testing::active_mutation());
     bool reshaped = false;  // a Buffer read has another shape than the code was compiled for
     for (const auto &[b, dims] : f->jit_buffer_shapes) reshaped = reshaped || !same_shape(b->dims, dims);
-    if (!f->jit || f->jit_target != t || f->jit_epoch != lang::schedule_epoch() || reshaped) {
+    if (!f->jit || !(f->jit_target == target) || f->jit_mutation != mutation || f->jit_epoch != lang::schedule_epoch() ||
+        reshaped) {
         // A pipeline compiled before (in any process) is found by its printed form in the
         // disk cache's index, without lowering it again (unless lowering's invariants are
         // being checked, which needs it lowered).
@@ -189,7 +188,8 @@ const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, 
                                                     argument_resolver(f, refs), c_compiler_for(target));
         }
         f->jit = std::move(m);
-        f->jit_target = t;
+        f->jit_target = target;
+        f->jit_mutation = mutation;
         f->jit_epoch = lang::schedule_epoch();
         f->jit_buffer_shapes.clear();
         for (const auto &b : refs->buffers) f->jit_buffer_shapes.emplace_back(b, b->dims);
@@ -269,11 +269,8 @@ void Func::realize(const Realization &dst, const Target &target) const {
         return;
     }
     const driver::JITModule &m = jit_module(data_, target);
-    ir::LoweredPipeline shape;
-    shape.name = data_->name;
-    shape.args = m.arguments();
-    const auto externs = lang::compute_extern_inputs(data_, data_->jit_extern_regions, shape.args, outputs, target);
-    m.run(semantics::default_arguments(shape, outputs, externs));
+    const auto externs = lang::compute_extern_inputs(data_, data_->jit_extern_regions, m.arguments(), outputs, target);
+    m.run(semantics::default_arguments(data_->name, m.arguments(), outputs, externs));
 }
 
 std::vector<Argument> Func::infer_arguments() const {

@@ -830,9 +830,16 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
 std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
                                         const std::vector<std::shared_ptr<BufferData>> &outputs,
                                         const std::map<const ir::InputData *, std::shared_ptr<BufferData>> &inputs) {
+    return default_arguments(p.name, p.args, outputs, inputs);
+}
+
+std::vector<ArgValue> default_arguments(const std::string &pipeline, const std::vector<ir::PipelineArgument> &arguments,
+                                        const std::vector<std::shared_ptr<BufferData>> &outputs,
+                                        const std::map<const ir::InputData *, std::shared_ptr<BufferData>> &inputs) {
     std::vector<ArgValue> args;
+    args.reserve(arguments.size());
     size_t next_output = 0;
-    for (const ir::PipelineArgument &a : p.args) {
+    for (const ir::PipelineArgument &a : arguments) {
         switch (a.kind) {
         case ir::PipelineArgument::Kind::InputBuffer:
             if (a.buffer) {
@@ -852,7 +859,7 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
             break;
         }
         case ir::PipelineArgument::Kind::OutputBuffer:
-            TESSERA_INTERNAL_ASSERT(next_output < outputs.size(), "pipeline " << p.name << " has more outputs than given");
+            TESSERA_INTERNAL_ASSERT(next_output < outputs.size(), "pipeline " << pipeline << " has more outputs than given");
             args.push_back(ArgValue::of_buffer(outputs[next_output++]));
             break;
         }

@@ -123,5 +123,10 @@ std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
 std::vector<ArgValue> default_arguments(const ir::LoweredPipeline &p,
                                         const std::vector<std::shared_ptr<ir::BufferData>> &outputs,
                                         const std::map<const ir::InputData *, std::shared_ptr<ir::BufferData>> &inputs);
+/** The same for the arguments `args` of the pipeline named `pipeline` (a compiled
+ * pipeline's, without a copy of them). */
+std::vector<ArgValue> default_arguments(const std::string &pipeline, const std::vector<ir::PipelineArgument> &args,
+                                        const std::vector<std::shared_ptr<ir::BufferData>> &outputs,
+                                        const std::map<const ir::InputData *, std::shared_ptr<ir::BufferData>> &inputs);
 
 }  // namespace tessera::semantics
