@@ -166,7 +166,7 @@ const driver::JITModule &jit_module(const std::shared_ptr<ir::FunctionData> &f, 
     const int mutation = int(lower::testing::active_mutation());
     bool reshaped = false;  // a Buffer read has another shape than the code was compiled for
     for (const auto &[b, dims] : f->jit_buffer_shapes) reshaped = reshaped || !same_shape(b->dims, dims);
-    if (!f->jit || !(f->jit_target == target) || f->jit_mutation != mutation || f->jit_epoch != lang::schedule_epoch() ||
+    if (!f->jit || f->jit_target != target || f->jit_mutation != mutation || f->jit_epoch != lang::schedule_epoch() ||
         reshaped) {
         // A pipeline compiled before (in any process) is found by its printed form in the
         // disk cache's index, without lowering it again (unless lowering's invariants are

@@ -12,7 +12,6 @@
 // runs later), and the value is small.
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -65,20 +64,17 @@ protected:
 #undef TESSERA_COUNT_NODE
 };
 
-/** Whether a let's value may stand for its variable in a widened index: a coordinate a
- * constant away from another one (e + 3, e - 1, as an unrolled loop's copies of its
- * variable are), reading no memory (a load repeated at the use could read a value stored
- * since). Lets of other arithmetic keep their variable: a loop that starts at the variable
- * counts from it, and the C compiler sees an index relative to that start only if the
- * index uses the same variable. */
-bool substitutable(const Expr &value) {
+/** Whether a let's value is a coordinate a constant away from another one (e + 3, e - 1,
+ * as an unrolled loop's copies of its variable are): such a value may stand for its
+ * variable in a widened index if it also reads no memory (a load repeated at the use could
+ * read a value stored since). Lets of other arithmetic keep their variable: a loop that
+ * starts at the variable counts from it, and the C compiler sees an index relative to
+ * that start only if the index uses the same variable. */
+bool has_offset_form(const Expr &value) {
     if (value.type() != Int(32)) return false;
     const Add *add = as<Add>(value);
     const Sub *sub = as<Sub>(value);
-    if (!(add && (as<IntImm>(add->a) || as<IntImm>(add->b))) && !(sub && as<IntImm>(sub->b))) return false;
-    Contents c;
-    c.include(value);
-    return !c.reads_memory;
+    return (add && (as<IntImm>(add->a) || as<IntImm>(add->b))) || (sub && as<IntImm>(sub->b));
 }
 
 /** Rewrites the element offsets of loads and stores with widen_coordinate inside their
@@ -96,34 +92,26 @@ protected:
         Expr index = mutate_index(op->buffer, op->index);
         return index.same_as(op->index) ? self : Load::make(op->type, op->buffer, index);
     }
-    Expr visit(const Let *op, const Expr &self) override {
-        Expr value = mutate(op->value);
-        bind(op->name, op->value);
-        Expr body = mutate(op->body);
-        unbind(op->name);
-        return value.same_as(op->value) && body.same_as(op->body) ? self : Let::make(op->name, value, body);
-    }
+    Expr visit(const Let *op, const Expr &self) override { return mutate_let(op, self); }
     Stmt visit(const Store *op, const Stmt &self) override {
         Expr value = mutate(op->value);
         Expr index = mutate_index(op->buffer, op->index);
         return value.same_as(op->value) && index.same_as(op->index) ? self
                                                                      : Store::make(op->buffer, value, index, op->provenance);
     }
-    Stmt visit(const LetStmt *op, const Stmt &self) override {
-        Expr value = mutate(op->value);
-        bind(op->name, op->value);
-        Stmt body = mutate(op->body);
-        unbind(op->name);
-        return value.same_as(op->value) && body.same_as(op->body) ? self : LetStmt::make(op->name, value, body);
-    }
+    Stmt visit(const LetStmt *op, const Stmt &self) override { return mutate_let(op, self); }
     Stmt visit(const Allocate *op, const Stmt &self) override {
+        // Its size, counted up to kMaxTileBytes + 1 (so that the product cannot overflow);
+        // an extent that is not a constant makes it larger than a tile.
+        const int64_t over = kMaxTileBytes + 1;
         int64_t bytes = op->type.bytes();
+        bool constant = true;
         for (const Expr &e : op->extents) {
             const IntImm *k = as<IntImm>(e);
-            bytes = k && k->value >= 0 && bytes <= (int64_t(1) << 40) / std::max<int64_t>(k->value, 1) ? bytes * k->value
-                                                                                                     : INT64_MAX;
+            constant = constant && k && k->value >= 0;
+            if (constant) bytes = std::min(bytes * std::min(k->value, over), over);
         }
-        const bool large = bytes > kMaxTileBytes;
+        const bool large = !constant || bytes > kMaxTileBytes;
         if (large) large_allocations_[op->name]++;
         Stmt body = mutate(op->body);
         if (large && --large_allocations_[op->name] == 0) large_allocations_.erase(op->name);
@@ -139,8 +127,18 @@ protected:
     }
 
 private:
-    /** One binding of a name. For a substitutable let whose value widens to at most
-     * kMaxWidenedNodes nodes: that widened value, and the bindings its variables
+    /** A let (an expression's or a statement's), its name bound while its body is mutated. */
+    template <typename L, typename Node>
+    Node mutate_let(const L *op, const Node &self) {
+        Expr value = mutate(op->value);
+        bind(op->name, op->value);
+        Node body = mutate(op->body);
+        unbind(op->name);
+        return value.same_as(op->value) && body.same_as(op->body) ? self : L::make(op->name, value, body);
+    }
+
+    /** One binding of a name. For a let of offset form whose widened value reads no memory
+     * and has at most kMaxWidenedNodes nodes: that widened value, and the bindings its variables
      * referred to at the let (undefined for other lets and for loops). */
     struct Binding {
         int id;
@@ -150,11 +148,12 @@ private:
 
     void bind(const std::string &name, const Expr &value) {
         Binding b{++next_id_, Expr(), {}};
-        if (value.defined() && substitutable(value)) {
+        if (value.defined() && has_offset_form(value)) {
+            // The widened value keeps the value's loads (the lets it expands have none).
             Expr wide = widen_coordinate(value, [this](const Expr &v) { return widen_variable(v); });
             Contents c;
             c.include(wide);
-            if (c.nodes <= kMaxWidenedNodes) {
+            if (!c.reads_memory && c.nodes <= kMaxWidenedNodes) {
                 for (const std::string &v : c.variables) b.uses.emplace_back(v, current_id(v));
                 b.widened = wide;
             }
